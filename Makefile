@@ -1,0 +1,31 @@
+# isograph: PGXS build of the extension, its client programs and its tests.
+
+EXTENSION = isograph
+EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/p" $(EXTENSION).control)
+
+MODULE_big = isograph
+# Every src/*.c goes into the module except the standalone allocation shim.
+OBJS = $(patsubst %.c,%.o,$(filter-out src/port_standalone.c,$(sort $(wildcard src/*.c))))
+
+DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+
+# pg_regress: inputs in test/sql, expected output in the top-level expected/.
+REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+
+EXTRA_CLEAN = results regression.diffs regression.out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Standalone checks of the C cores (no server needed).
+.PHONY: unit fuzz sanitize
+unit:
+	$(MAKE) -C test/unit check
+
+sanitize:
+	$(MAKE) -C test/unit check SANITIZE=1
+
+fuzz:
+	$(MAKE) -C test/fuzz run

@@ -1,0 +1,113 @@
+/*
+ * build.c
+ *	  Build the in-memory graph of a stored history (used by every graph and
+ *	  check function).
+ *
+ * All memory of a build lives in one context under the caller's, so it is
+ * freed by iso_build_close on success and with the query's memory on ERROR.
+ * isograph.max_memory bounds it.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "check.h"
+#include "isograph.h"
+
+void
+iso_check_memory(MemoryContext cxt)
+{
+	Size		used = MemoryContextMemAllocated(cxt, true);
+	Size		limit = (Size) iso_max_memory_mb * 1024 * 1024;
+
+	if (used > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("isograph needs more than isograph.max_memory (%d MB) for this history",
+						iso_max_memory_mb),
+				 errdetail("The graph build had allocated %zu MB.", used / (1024 * 1024)),
+				 errhint("Raise isograph.max_memory, e.g. SET isograph.max_memory = '8GB'.")));
+}
+
+void
+iso_build_open(IsoBuild *build, int64 history_id)
+{
+	IsoInferOptions options;
+	IsoParseError err;
+	MemoryContext old;
+	bool		ok;
+
+	memset(build, 0, sizeof(*build));
+	build->history_id = history_id;
+	if (!iso_history_lookup(history_id, &build->name, &build->workload))
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+
+	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
+									   ALLOCSET_DEFAULT_SIZES);
+	iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
+		build->has_log = iso_read_version_log(history_id, &build->history,
+											  &build->log, build->cxt);
+	iso_check_memory(build->cxt);
+
+	options.sequential_keys = iso_assume_sequential_keys;
+	options.linearizable_keys = iso_assume_linearizable_keys;
+	old = MemoryContextSwitchTo(build->cxt);
+	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
+				   &options, &build->inf, &err);
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("%s", err.message),
+				 errdetail("%s", err.detail),
+				 errhint("%s", err.hint),
+				 errcontext("history %lld", (long long) history_id)));
+	iso_check_memory(build->cxt);
+}
+
+void
+iso_build_close(IsoBuild *build)
+{
+	MemoryContextDelete(build->cxt);
+	build->cxt = NULL;
+}
+
+int64
+iso_vertex_txn_id(const IsoBuild *build, uint32 vertex)
+{
+	return build->history.txns[build->inf.vertex_txn[vertex]].txn_id;
+}
+
+/* Every history the current user can see, in id order. */
+List *
+iso_all_history_ids(void)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *ids = NIL;
+	uint64		i;
+
+	SPI_connect();
+	SPI_execute(psprintf("SELECT history_id FROM %s ORDER BY history_id",
+						 iso_qualified_table_name(ISO_TABLE_HISTORY)), true, 0);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+													 SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(caller);
+		int64	   *p = palloc(sizeof(int64));
+
+		*p = id;
+		ids = lappend(ids, p);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return ids;
+}

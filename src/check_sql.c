@@ -1,0 +1,454 @@
+/*
+ * check_sql.c
+ *	  iso_check, iso_levels and iso_dot: isolation levels over a history's
+ *	  graph, with explained counterexamples.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "check.h"
+#include "isograph.h"
+
+PG_FUNCTION_INFO_V1(iso_check);
+PG_FUNCTION_INFO_V1(iso_levels);
+PG_FUNCTION_INFO_V1(iso_dot);
+
+#define CHECK_NATTS 9
+
+/*
+ * Which non-cycle anomalies a level forbids (docs/semantics.md, "Levels").
+ * Structural ones make the history uninterpretable: every level.
+ */
+static bool
+level_forbids(IsoLevel level, IsoAnomalyKind kind)
+{
+	switch (kind)
+	{
+		case ISO_ANOM_GARBAGE_READ:
+		case ISO_ANOM_DUPLICATE_ELEMENTS:
+		case ISO_ANOM_INCOMPATIBLE_ORDER:
+		case ISO_ANOM_CYCLIC_VERSIONS:
+			return true;
+		case ISO_ANOM_G1A:
+		case ISO_ANOM_G1B:
+		case ISO_ANOM_DIRTY_UPDATE:
+			return level != ISO_LEVEL_PL1;
+		case ISO_ANOM_LOST_UPDATE:
+			return level >= ISO_LEVEL_PL299;
+		case ISO_ANOM_INTERNAL:
+			return level >= ISO_LEVEL_PSI;
+		case ISO_ANOM_KIND_COUNT:
+			break;
+	}
+	return false;
+}
+
+static IsoLevel
+parse_level(text *t)
+{
+	char	   *name = text_to_cstring(t);
+	IsoLevel	level;
+
+	if (!iso_level_parse(name, &level))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown isolation level \"%s\"", name),
+				 errhint("Valid levels are pl-1 (read-uncommitted), pl-2 (read-committed), "
+						 "pl-2.99 (repeatable-read), psi (parallel-snapshot-isolation), "
+						 "si (snapshot-isolation), ser (serializable, pl-3), "
+						 "strong-session-si, strong-session-serializable and strict-serializable.")));
+	return level;
+}
+
+static Datum
+int8_array(const int64 *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = Int64GetDatum(v[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* text[] of n C strings, NULL entries allowed. */
+static Datum
+text_array(char **v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		nulls[i] = v[i] == NULL;
+		d[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(v[i]);
+	}
+	if (n == 0)
+		return PointerGetDatum(construct_empty_array(TEXTOID));
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+static const char *
+cycle_anomaly_name(const IsoCycle *c)
+{
+	const char *base = iso_cycle_kind_name(c->kind);
+
+	if (c->uses_rt)
+		return psprintf("%s-realtime", base);
+	if (c->uses_so)
+		return psprintf("%s-process", base);
+	return base;
+}
+
+static void
+put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
+			  Tuplestorestate *store, TupleDesc desc)
+{
+	const IsoGraph *g = &build->inf.graph;
+	Datum		values[CHECK_NATTS];
+	bool		nulls[CHECK_NATTS];
+	int64	   *txns = palloc(sizeof(int64) * Max(c->length, 1));
+	char	  **types = palloc(sizeof(char *) * Max(c->length, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(c->length, 1));
+	StringInfoData buf;
+	uint32		i;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s: ", cycle_anomaly_name(c));
+	for (i = 0; i < c->length; i++)
+	{
+		const IsoEdge *e = &g->edges[c->edges[i]];
+
+		txns[i] = iso_vertex_txn_id(build, e->from);
+		types[i] = (char *) iso_edge_type_name(e->type);
+		keys[i] = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
+		if (i > 0)
+			appendStringInfoString(&buf, "; ");
+		iso_explain_edge(build, e, &buf);
+	}
+	appendStringInfo(&buf, "; so T%lld depends on itself",
+					 (long long) txns[0]);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int64GetDatum(build->history_id);
+	values[1] = CStringGetTextDatum(build->name);
+	values[2] = CStringGetTextDatum(iso_level_name(level));
+	values[3] = CStringGetTextDatum(cycle_anomaly_name(c));
+	values[4] = int8_array(txns, c->length);
+	values[5] = text_array(types, c->length);
+	values[6] = text_array(keys, c->length);
+	values[7] = CStringGetTextDatum(buf.data);
+	values[8] = values[4];
+	tuplestore_putvalues(store, desc, values, nulls);
+}
+
+static void
+put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a,
+					  Tuplestorestate *store, TupleDesc desc)
+{
+	const IsoHistory *h = &build->history;
+	Datum		values[CHECK_NATTS];
+	bool		nulls[CHECK_NATTS];
+	int64		txns[2];
+	char	   *keys[1];
+	int			n = 0;
+	StringInfoData buf;
+
+	if (a->txn_a != ISO_NONE)
+		txns[n++] = h->txns[a->txn_a].txn_id;
+	if (a->txn_b != ISO_NONE && a->txn_b != a->txn_a)
+		txns[n++] = h->txns[a->txn_b].txn_id;
+	keys[0] = iso_key_text(build, a->key);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s: ", iso_anomaly_name(a->kind));
+	iso_explain_anomaly(build, a, &buf);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int64GetDatum(build->history_id);
+	values[1] = CStringGetTextDatum(build->name);
+	values[2] = CStringGetTextDatum(iso_level_name(level));
+	values[3] = CStringGetTextDatum(iso_anomaly_name(a->kind));
+	values[4] = int8_array(NULL, 0);
+	values[5] = text_array(NULL, 0);
+	values[6] = text_array(keys, keys[0] ? 1 : 0);
+	values[7] = CStringGetTextDatum(buf.data);
+	values[8] = int8_array(txns, n);
+	tuplestore_putvalues(store, desc, values, nulls);
+}
+
+/*
+ * Check one level on a built history.  Writes rows to store when given and
+ * returns the number of violations: every forbidden non-cycle anomaly plus
+ * every witness cycle found.
+ */
+static int64
+check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
+			Tuplestorestate *store, TupleDesc desc)
+{
+	IsoCycleList cycles;
+	uint32		shown[ISO_ANOM_KIND_COUNT];
+	int64		violations = 0;
+	uint32		i;
+	MemoryContext old;
+
+	memset(shown, 0, sizeof(shown));
+	for (i = 0; i < build->inf.n_anomalies; i++)
+	{
+		const IsoAnomaly *a = &build->inf.anomalies[i];
+
+		if (!level_forbids(level, a->kind))
+			continue;
+		violations++;
+		if (store && shown[a->kind]++ < max_witnesses)
+			put_anomaly_check_row(build, level, a, store, desc);
+	}
+
+	memset(&cycles, 0, sizeof(cycles));
+	old = MemoryContextSwitchTo(build->cxt);
+	if (iso_find_cycles(&build->inf.graph, level, max_witnesses, &cycles) &&
+		cycles.n == 0)
+		elog(ERROR, "cycle search found a violation of %s but no witness",
+			 iso_level_name(level));
+	MemoryContextSwitchTo(old);
+	violations += cycles.n;
+	for (i = 0; store && i < cycles.n; i++)
+		put_cycle_row(build, level, &cycles.cycles[i], store, desc);
+	return violations;
+}
+
+/*
+ * iso_check(level text, history_id bigint DEFAULT NULL, max_witnesses integer DEFAULT NULL)
+ */
+Datum
+iso_check(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	IsoLevel	level;
+	uint32		max_witnesses = (uint32) iso_max_witnesses;
+	List	   *ids;
+	ListCell   *lc;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("isolation level must not be null")));
+	level = parse_level(PG_GETARG_TEXT_PP(0));
+	if (!PG_ARGISNULL(2))
+	{
+		int32		m = PG_GETARG_INT32(2);
+
+		if (m < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_witnesses must be at least 1")));
+		max_witnesses = (uint32) m;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(1))
+		ids = iso_all_history_ids();
+	else
+	{
+		int64	   *id = palloc(sizeof(int64));
+
+		*id = PG_GETARG_INT64(1);
+		ids = list_make1(id);
+	}
+
+	foreach(lc, ids)
+	{
+		IsoBuild	build;
+
+		iso_build_open(&build, *(int64 *) lfirst(lc));
+		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc);
+		iso_build_close(&build);
+	}
+	return (Datum) 0;
+}
+
+/* a is stronger than b: every history satisfying a satisfies b. */
+static bool
+level_implies(IsoLevel a, IsoLevel b)
+{
+	static const uint16 weaker[ISO_LEVEL_COUNT] = {
+		[ISO_LEVEL_PL1] = 0,
+		[ISO_LEVEL_PL2] = 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_PL299] = 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_PSI] = 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_SI] = 1 << ISO_LEVEL_PSI | 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_SER] = 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 | 1 << ISO_LEVEL_PSI |
+		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_STRONG_SESSION_SI] = 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PSI |
+		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_STRONG_SESSION_SER] = 1 << ISO_LEVEL_SER | 1 << ISO_LEVEL_STRONG_SESSION_SI |
+		1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 | 1 << ISO_LEVEL_PSI |
+		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+		[ISO_LEVEL_STRICT_SER] = 1 << ISO_LEVEL_STRONG_SESSION_SER | 1 << ISO_LEVEL_SER |
+		1 << ISO_LEVEL_STRONG_SESSION_SI | 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 |
+		1 << ISO_LEVEL_PSI | 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
+	};
+
+	return (weaker[a] & (1 << b)) != 0;
+}
+
+/* A note on what the verdicts cannot see, or NULL. */
+static char *
+evidence_note(const IsoBuild *build, IsoLevel level)
+{
+	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
+		return psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
+						build->inf.unknown_order_keys);
+	if (build->inf.unknown_order_keys > 0)
+		return psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
+						build->inf.unknown_order_keys);
+	return NULL;
+}
+
+/*
+ * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note)
+ */
+Datum
+iso_levels(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	IsoBuild	build;
+	int64		violations[ISO_LEVEL_COUNT];
+	int			l;
+
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open(&build, history_id);
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		violations[l] = check_level(&build, (IsoLevel) l, (uint32) iso_max_witnesses, NULL, NULL);
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		bool		strongest = violations[l] == 0;
+		char	   *note = evidence_note(&build, (IsoLevel) l);
+		int			m;
+
+		for (m = 0; m < ISO_LEVEL_COUNT && strongest; m++)
+			if (violations[m] == 0 && level_implies((IsoLevel) m, (IsoLevel) l))
+				strongest = false;
+		values[0] = CStringGetTextDatum(iso_level_name((IsoLevel) l));
+		values[1] = BoolGetDatum(violations[l] == 0);
+		values[2] = Int64GetDatum(violations[l]);
+		values[3] = BoolGetDatum(strongest);
+		nulls[4] = note == NULL;
+		if (note)
+			values[4] = CStringGetTextDatum(note);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	iso_build_close(&build);
+	return (Datum) 0;
+}
+
+/* DOT-escape a label into out. */
+static void
+append_dot_label(StringInfo out, const char *s)
+{
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			appendStringInfoChar(out, '\\');
+		appendStringInfoChar(out, *s);
+	}
+}
+
+/*
+ * iso_dot(history_id bigint, txns bigint[]) returns text
+ */
+Datum
+iso_dot(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+	IsoBuild	build;
+	uint32	   *wanted;
+	StringInfoData out;
+	uint32		v;
+	int			i;
+	static const char *const colors[ISO_EDGE_NTYPES] = {
+		"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"
+	};
+
+	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
+	iso_build_open(&build, history_id);
+
+	/* which vertices to draw: those of the listed transactions */
+	wanted = palloc0(sizeof(uint32) * Max(build.inf.n_vertices, 1));
+	for (v = 0; v < build.inf.n_vertices; v++)
+		for (i = 0; i < n; i++)
+			if (!enulls[i] && DatumGetInt64(elems[i]) == iso_vertex_txn_id(&build, v))
+				wanted[v] = 1;
+
+	initStringInfo(&out);
+	appendStringInfo(&out, "digraph \"history %lld\" {\n", (long long) history_id);
+	appendStringInfoString(&out, "  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n");
+	for (v = 0; v < build.inf.n_vertices; v++)
+	{
+		const IsoTxn *t = &build.history.txns[build.inf.vertex_txn[v]];
+		uint32		o;
+
+		if (!wanted[v])
+			continue;
+		appendStringInfo(&out, "  T%lld [label=\"T%lld", (long long) t->txn_id,
+						 (long long) t->txn_id);
+		for (o = t->first_op; o < t->first_op + t->n_ops; o++)
+		{
+			StringInfoData op;
+
+			initStringInfo(&op);
+			iso_describe_op(&build, o, &op);
+			appendStringInfoString(&out, "\\l");
+			/* drop the "Tn " prefix: the node already says who */
+			append_dot_label(&out, strchr(op.data, ' ') + 1);
+		}
+		appendStringInfoString(&out, "\\l\"];\n");
+	}
+	for (v = 0; v < build.inf.n_vertices; v++)
+	{
+		uint64		e;
+
+		if (!wanted[v])
+			continue;
+		for (e = build.inf.graph.out_start[v]; e < build.inf.graph.out_start[v + 1]; e++)
+		{
+			const IsoEdge *edge = &build.inf.graph.edges[e];
+			char	   *key;
+
+			if (!wanted[edge->to])
+				continue;
+			key = iso_key_text(&build, edge->key);
+			appendStringInfo(&out, "  T%lld -> T%lld [label=\"%s",
+							 (long long) iso_vertex_txn_id(&build, edge->from),
+							 (long long) iso_vertex_txn_id(&build, edge->to),
+							 iso_edge_type_name(edge->type));
+			if (key)
+			{
+				appendStringInfoChar(&out, ' ');
+				append_dot_label(&out, key);
+			}
+			appendStringInfo(&out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
+							 colors[edge->type], colors[edge->type],
+							 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+		}
+	}
+	appendStringInfoString(&out, "}\n");
+	iso_build_close(&build);
+	PG_RETURN_TEXT_P(cstring_to_text(out.data));
+}

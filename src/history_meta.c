@@ -1,0 +1,115 @@
+/*
+ * history_meta.c
+ *	  The iso_history row of a history: create, finish and look it up.
+ *
+ * These run once per SQL call through SPI, so row-level security,
+ * constraints and defaults on iso_history apply as for any user insert.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+
+#include "isograph.h"
+
+/* Insert a history row and return its id. */
+int64
+iso_history_create(const char *name, const char *workload, const char *source)
+{
+	char	   *sql;
+	Oid			argtypes[3] = {TEXTOID, TEXTOID, TEXTOID};
+	Datum		args[3];
+	bool		isnull;
+	int64		history_id;
+	int			ret;
+
+	args[0] = CStringGetTextDatum(name);
+	args[1] = CStringGetTextDatum(workload);
+	args[2] = CStringGetTextDatum(source);
+
+	SPI_connect();
+
+	sql = psprintf("SELECT 1 FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("history \"%s\" already exists", name),
+				 errhint("Choose another name, or delete the old history with iso_delete_history().")));
+
+	sql = psprintf("INSERT INTO %s (name, workload, source) VALUES ($1, $2, $3) "
+				   "RETURNING history_id",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 3, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
+		elog(ERROR, "could not insert into iso_history: %s", SPI_result_code_string(ret));
+	history_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return history_id;
+}
+
+/* Record what loading found out: the workload and the skipped records. */
+void
+iso_history_finish_load(int64 history_id, const char *workload, int64 skipped)
+{
+	Oid			argtypes[3] = {INT8OID, TEXTOID, INT8OID};
+	Datum		args[3];
+	char	   *sql;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	args[1] = CStringGetTextDatum(workload);
+	args[2] = Int64GetDatum(skipped);
+
+	SPI_connect();
+	sql = psprintf("UPDATE %s SET workload = $2, skipped = $3 "
+				   "WHERE history_id OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 3, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE)
+		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
+	SPI_finish();
+}
+
+/*
+ * Look up a history the current user can see.  Returns false if there is
+ * none; *name is palloc'd in the caller's context.
+ */
+bool
+iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	MemoryContext caller = CurrentMemoryContext;
+	char	   *sql;
+	bool		found;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	sql = psprintf("SELECT name, workload FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	found = SPI_processed == 1;
+	if (found)
+	{
+		char	   *w = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		if (name)
+			*name = pstrdup(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+		MemoryContextSwitchTo(old);
+		if (workload)
+			*workload = strcmp(w, "list-append") == 0 ?
+				ISO_WORKLOAD_LIST_APPEND : ISO_WORKLOAD_RW_REGISTER;
+	}
+	SPI_finish();
+	return found;
+}

@@ -1,0 +1,1358 @@
+/*
+ * infer.c
+ *	  The graph builder: from an IsoHistory to vertices, edges and
+ *	  non-cycle anomalies.  The rules are in docs/semantics.md; each step
+ *	  below names the rule it implements.
+ *
+ * Everything is linear in the size of the history (ops plus elements of
+ * list reads), except per-key sorting of small groups.  Arrays are sized
+ * once from the history; no allocation per op or per edge.
+ */
+#include "port.h"
+
+#include "infer.h"
+
+/* Flags per op, computed once (step 1). */
+#define OP_EXTERNAL_READ	0x01	/* first access of the key in its txn */
+#define OP_FINAL_WRITE		0x02	/* last w/append of the key in its txn */
+#define OP_TXN_WRITES_KEY	0x04	/* (reads) its txn also writes the key */
+
+/* (key, value) -> op index of the write; open addressing. */
+typedef struct WriteMap
+{
+	uint64	   *keys;			/* (key << 32 | value) + 1, 0 = empty */
+	uint32	   *ops;
+	uint64		mask;
+} WriteMap;
+
+typedef struct Builder
+{
+	const IsoHistory *h;
+	IsoInference *out;
+	IsoEdgeBuf	edges;
+	uint8	   *op_flags;
+	WriteMap	writes;
+	uint32	   *key_start;		/* ops grouped by key: CSR over key ids */
+	uint32	   *key_ops;
+	uint32	   *value_stamp;	/* per value id: epoch it was marked in */
+	uint32	   *value_pos;		/* per value id: position while marked */
+	uint32	   *dup_stamp;
+	uint32		epoch;
+} Builder;
+
+static const char *const anomaly_names[ISO_ANOM_KIND_COUNT] = {
+	[ISO_ANOM_G1A] = "G1a",
+	[ISO_ANOM_G1B] = "G1b",
+	[ISO_ANOM_DIRTY_UPDATE] = "dirty-update",
+	[ISO_ANOM_INTERNAL] = "internal",
+	[ISO_ANOM_LOST_UPDATE] = "lost-update",
+	[ISO_ANOM_GARBAGE_READ] = "garbage-read",
+	[ISO_ANOM_DUPLICATE_ELEMENTS] = "duplicate-elements",
+	[ISO_ANOM_INCOMPATIBLE_ORDER] = "incompatible-order",
+	[ISO_ANOM_CYCLIC_VERSIONS] = "cyclic-versions",
+};
+
+const char *
+iso_anomaly_name(IsoAnomalyKind kind)
+{
+	return anomaly_names[kind];
+}
+
+static inline uint32
+op_txn(const Builder *b, uint32 op)
+{
+	return b->h->ops[op].txn;
+}
+
+static inline uint32
+txn_vertex(const Builder *b, uint32 txn)
+{
+	return b->out->txn_vertex[txn];
+}
+
+static inline uint32
+op_vertex(const Builder *b, uint32 op)
+{
+	return b->out->txn_vertex[b->h->ops[op].txn];
+}
+
+static void
+add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key, uint32 value,
+			uint32 op_a, uint32 op_b)
+{
+	IsoInference *out = b->out;
+	IsoAnomaly *a;
+
+	if (out->n_anomalies == out->cap_anomalies)
+	{
+		uint32		cap = out->cap_anomalies ? out->cap_anomalies * 2 : 64;
+
+		out->anomalies = out->anomalies ?
+			iso_realloc(out->anomalies, sizeof(IsoAnomaly) * cap) :
+			iso_alloc(sizeof(IsoAnomaly) * cap);
+		out->cap_anomalies = cap;
+	}
+	a = &out->anomalies[out->n_anomalies++];
+	a->kind = (uint8) kind;
+	a->key = key;
+	a->value = value;
+	a->op_a = op_a;
+	a->txn_a = op_a == ISO_NONE ? ISO_NONE : op_txn(b, op_a);
+	a->op_b = op_b;
+	a->txn_b = op_b == ISO_NONE ? ISO_NONE : op_txn(b, op_b);
+}
+
+static void
+add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type, uint32 key,
+		 uint32 from_op, uint32 to_op)
+{
+	if (from_v == ISO_NONE || to_v == ISO_NONE || from_v == to_v)
+		return;
+	iso_edgebuf_add(&b->edges, from_v, to_v, type, key,
+					from_op == ISO_NONE ? ISO_NO_OP : (int32) from_op,
+					to_op == ISO_NONE ? ISO_NO_OP : (int32) to_op);
+}
+
+/* ---------------------------------------------------------------------
+ * Step 0: who wrote what (unique writes)
+ * --------------------------------------------------------------------- */
+
+static inline uint64
+write_key(uint32 key, uint32 value)
+{
+	return (((uint64) key << 32) | value) + 1;
+}
+
+static inline uint64
+mix64(uint64 x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	return x;
+}
+
+/* Op index that wrote value to key, or ISO_NONE. */
+static uint32
+writer_of(const Builder *b, uint32 key, uint32 value)
+{
+	uint64		k = write_key(key, value);
+	uint64		i = mix64(k) & b->writes.mask;
+
+	while (b->writes.keys[i] != 0)
+	{
+		if (b->writes.keys[i] == k)
+			return b->writes.ops[i];
+		i = (i + 1) & b->writes.mask;
+	}
+	return ISO_NONE;
+}
+
+static bool
+build_write_map(Builder *b, IsoParseError *err)
+{
+	const IsoHistory *h = b->h;
+	uint64		nslots = 64;
+	uint32		i;
+
+	while (nslots < (uint64) h->n_ops * 2)
+		nslots *= 2;
+	b->writes.keys = iso_alloc0(sizeof(uint64) * nslots);
+	b->writes.ops = iso_alloc(sizeof(uint32) * nslots);
+	b->writes.mask = nslots - 1;
+
+	for (i = 0; i < h->n_ops; i++)
+	{
+		const IsoOp *op = &h->ops[i];
+		uint64		k;
+		uint64		s;
+
+		if (op->kind == ISO_OP_READ)
+			continue;
+		k = write_key(op->key, op->value);
+		s = mix64(k) & b->writes.mask;
+		while (b->writes.keys[s] != 0 && b->writes.keys[s] != k)
+			s = (s + 1) & b->writes.mask;
+		if (b->writes.keys[s] == k)
+		{
+			int32		kl,
+						vl;
+			const char *ks = iso_strtab_get(&h->keys, op->key, &kl);
+			const char *vs = iso_strtab_get(&h->values, op->value, &vl);
+			const IsoTxn *first = &h->txns[op_txn(b, b->writes.ops[s])];
+
+			memset(err, 0, sizeof(*err));
+			err->kind = ISO_PARSE_DUPLICATE;
+			snprintf(err->message, sizeof(err->message),
+					 "value \"%.40s\" is written to key \"%.40s\" more than once",
+					 vs, ks);
+			(void) kl;
+			(void) vl;
+			snprintf(err->detail, sizeof(err->detail),
+					 "Transactions %lld and %lld both write it.",
+					 (long long) first->txn_id,
+					 (long long) h->txns[op->txn].txn_id);
+			snprintf(err->hint, sizeof(err->hint),
+					 "isograph needs unique written values per key, so that a read names the one write it observed.");
+			return false;
+		}
+		b->writes.keys[s] = k;
+		b->writes.ops[s] = i;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Step 1: external reads, final writes, ops grouped by key
+ * --------------------------------------------------------------------- */
+
+static void
+mark_op_flags(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n_keys = h->keys.n;
+	uint32	   *first_seen = iso_alloc0(sizeof(uint32) * Max(n_keys, 1));
+	uint32	   *written = iso_alloc0(sizeof(uint32) * Max(n_keys, 1));
+	uint32		t;
+
+	b->op_flags = iso_alloc0(Max(h->n_ops, 1));
+	for (t = 0; t < h->n_txns; t++)
+	{
+		const IsoTxn *txn = &h->txns[t];
+		uint32		stamp = t + 1;
+		int64		i;
+
+		/* backwards: the first write seen is the final one */
+		for (i = (int64) txn->n_ops - 1; i >= 0; i--)
+		{
+			uint32		o = txn->first_op + (uint32) i;
+			const IsoOp *op = &h->ops[o];
+
+			if (op->kind != ISO_OP_READ && written[op->key] != stamp)
+			{
+				written[op->key] = stamp;
+				b->op_flags[o] |= OP_FINAL_WRITE;
+			}
+		}
+		/* forwards: the first access of a key, if a read, is external */
+		for (i = 0; i < txn->n_ops; i++)
+		{
+			uint32		o = txn->first_op + (uint32) i;
+			const IsoOp *op = &h->ops[o];
+
+			if (first_seen[op->key] == stamp)
+				continue;
+			first_seen[op->key] = stamp;
+			if (op->kind == ISO_OP_READ)
+			{
+				b->op_flags[o] |= OP_EXTERNAL_READ;
+				if (written[op->key] == stamp)
+					b->op_flags[o] |= OP_TXN_WRITES_KEY;
+			}
+		}
+		if ((t & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(first_seen);
+	iso_free(written);
+}
+
+/* Counting sort of op indices by key, stable (so in txn order per key). */
+static void
+group_ops_by_key(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n_keys = h->keys.n;
+	uint32	   *fill;
+	uint32		i;
+
+	b->key_start = iso_alloc0(sizeof(uint32) * (n_keys + 1));
+	b->key_ops = iso_alloc(sizeof(uint32) * Max(h->n_ops, 1));
+	for (i = 0; i < h->n_ops; i++)
+		b->key_start[h->ops[i].key + 1]++;
+	for (i = 0; i < n_keys; i++)
+		b->key_start[i + 1] += b->key_start[i];
+	fill = iso_alloc(sizeof(uint32) * Max(n_keys, 1));
+	memcpy(fill, b->key_start, sizeof(uint32) * n_keys);
+	for (i = 0; i < h->n_ops; i++)
+		b->key_ops[fill[h->ops[i].key]++] = i;
+	iso_free(fill);
+}
+
+/* ---------------------------------------------------------------------
+ * Step 2: vertices (ok, and info proven committed by a vertex's read)
+ * --------------------------------------------------------------------- */
+
+/* If the write of value to key is by an unproven info txn, prove it. */
+static void
+prove_writer(Builder *b, uint32 key, uint32 value, uint32 *worklist, uint32 *n_work)
+{
+	uint32		w = writer_of(b, key, value);
+	uint32		t;
+
+	if (w == ISO_NONE)
+		return;
+	t = op_txn(b, w);
+	if (b->h->txns[t].status == ISO_STATUS_INFO && b->out->txn_vertex[t] == ISO_NONE)
+	{
+		b->out->txn_vertex[t] = 0;	/* marked; numbered below */
+		worklist[(*n_work)++] = t;
+	}
+}
+
+static void
+find_vertices(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	IsoInference *out = b->out;
+	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	uint32		n_work = 0;
+	uint32		t;
+	uint32		v;
+
+	out->txn_vertex = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	for (t = 0; t < h->n_txns; t++)
+	{
+		out->txn_vertex[t] = ISO_NONE;
+		if (h->txns[t].status == ISO_STATUS_OK)
+		{
+			out->txn_vertex[t] = 0;
+			worklist[n_work++] = t;
+		}
+		else if (h->txns[t].status == ISO_STATUS_FAIL)
+			out->n_fail++;
+		else
+			out->n_info++;
+	}
+
+	while (n_work > 0)
+	{
+		const IsoTxn *txn = &h->txns[worklist[--n_work]];
+		uint32		i;
+
+		for (i = 0; i < txn->n_ops; i++)
+		{
+			uint32		o = txn->first_op + i;
+			const IsoOp *op = &h->ops[o];
+			int32		j;
+
+			if (!(b->op_flags[o] & OP_EXTERNAL_READ))
+				continue;
+			if (op->list_len < 0)
+			{
+				if (op->value != ISO_NONE)
+					prove_writer(b, op->key, op->value, worklist, &n_work);
+			}
+			else
+				for (j = 0; j < op->list_len; j++)
+					prove_writer(b, op->key, h->elems[op->list_first + j],
+								 worklist, &n_work);
+		}
+		ISO_CHECK_INTERRUPTS();
+	}
+
+	/* number vertices in txn order */
+	out->vertex_txn = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	v = 0;
+	for (t = 0; t < h->n_txns; t++)
+		if (out->txn_vertex[t] != ISO_NONE)
+		{
+			out->txn_vertex[t] = v;
+			out->vertex_txn[v++] = t;
+		}
+	out->n_vertices = v;
+	iso_free(worklist);
+}
+
+/* ---------------------------------------------------------------------
+ * Step 3: internal consistency (per txn and key, in op order)
+ * --------------------------------------------------------------------- */
+
+/* Does list read r equal prev ++ appends (prev may be absent)? */
+static bool
+list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
+					 const uint32 *app_ops, uint32 n_app)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *re = h->elems + r->list_first;
+	uint32		i;
+	uint32		base;
+
+	if (prev)
+	{
+		if ((uint32) r->list_len != (uint32) prev->list_len + n_app)
+			return false;
+		for (i = 0; i < (uint32) prev->list_len; i++)
+			if (re[i] != h->elems[prev->list_first + i])
+				return false;
+		base = (uint32) prev->list_len;
+	}
+	else
+	{
+		if ((uint32) r->list_len < n_app)
+			return false;
+		base = (uint32) r->list_len - n_app;
+	}
+	for (i = 0; i < n_app; i++)
+		if (re[base + i] != h->ops[app_ops[i]].value)
+			return false;
+	return true;
+}
+
+/*
+ * Check the ops of one txn on one key (ops[first..last) of key_ops, all of
+ * the same txn).  app_buf has room for the group's appends.
+ */
+static void
+check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *prev_read = NULL;
+	uint32		n_app = 0;
+	bool		known = false;
+	uint32		known_value = ISO_NONE;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+
+		if (op->kind == ISO_OP_APPEND)
+			app_buf[n_app++] = ops[i];
+		else if (op->kind == ISO_OP_WRITE)
+		{
+			known = true;
+			known_value = op->value;
+		}
+		else if (op->list_len >= 0)
+		{
+			if ((prev_read || n_app > 0) &&
+				!list_read_consistent(b, op, prev_read, app_buf, n_app))
+				add_anomaly(b, ISO_ANOM_INTERNAL, op->key, ISO_NONE, ops[i],
+							prev_read ? (uint32) (prev_read - h->ops) :
+							app_buf[n_app - 1]);
+			prev_read = op;
+			n_app = 0;
+		}
+		else if (h->workload != ISO_WORKLOAD_LIST_APPEND)
+		{
+			if (known && op->value != known_value)
+				add_anomaly(b, ISO_ANOM_INTERNAL, op->key, op->value, ops[i], ISO_NONE);
+			known = true;
+			known_value = op->value;
+		}
+	}
+}
+
+static void
+check_internal(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32	   *app_buf = iso_alloc(sizeof(uint32) * Max(h->n_ops, 1));
+	uint32		k;
+
+	for (k = 0; k < h->keys.n; k++)
+	{
+		uint32		i = b->key_start[k];
+		uint32		end = b->key_start[k + 1];
+
+		while (i < end)
+		{
+			uint32		t = op_txn(b, b->key_ops[i]);
+			uint32		j = i;
+
+			while (j < end && op_txn(b, b->key_ops[j]) == t)
+				j++;
+			if (txn_vertex(b, t) != ISO_NONE && j - i > 1)
+				check_internal_group(b, b->key_ops + i, j - i, app_buf);
+			i = j;
+		}
+		if ((k & 0xfff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(app_buf);
+}
+
+/* ---------------------------------------------------------------------
+ * Lost update: two vertices read the same version of k and both write k.
+ * reads[i] = (version rank, reader op); sorted here.
+ * --------------------------------------------------------------------- */
+
+typedef struct RankedRead
+{
+	uint64		rank;
+	uint32		op;
+} RankedRead;
+
+static int
+cmp_ranked(const void *a, const void *b)
+{
+	const RankedRead *x = a;
+	const RankedRead *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->op < y->op ? -1 : (x->op > y->op);
+}
+
+static void
+report_lost_updates(Builder *b, uint32 key, RankedRead *reads, uint32 n)
+{
+	uint32		i;
+
+	if (n < 2)
+		return;
+	qsort(reads, n, sizeof(RankedRead), cmp_ranked);
+	for (i = 0; i + 1 < n; i++)
+	{
+		if (reads[i].rank != reads[i + 1].rank)
+			continue;
+		add_anomaly(b, ISO_ANOM_LOST_UPDATE, key, ISO_NONE, reads[i].op, reads[i + 1].op);
+		/* one report per version */
+		while (i + 1 < n && reads[i].rank == reads[i + 1].rank)
+			i++;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Step 4a: list-append keys
+ * --------------------------------------------------------------------- */
+
+/* True if read r has an element twice. */
+static bool
+has_duplicate(Builder *b, const IsoOp *r, uint32 *dup_value)
+{
+	const uint32 *e = b->h->elems + r->list_first;
+	uint32		stamp = ++b->epoch;
+	int32		i;
+
+	for (i = 0; i < r->list_len; i++)
+	{
+		if (b->dup_stamp[e[i]] == stamp)
+		{
+			*dup_value = e[i];
+			return true;
+		}
+		b->dup_stamp[e[i]] = stamp;
+	}
+	return false;
+}
+
+static void
+infer_list_key(Builder *b, uint32 key, uint32 *reads, uint32 *elem_op,
+			   uint32 *next_vertex, RankedRead *ranked)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		n_reads = 0;
+	uint32		n_ranked = 0;
+	uint32		longest = ISO_NONE;
+	const IsoOp *L;
+	const uint32 *le;
+	uint32		len;
+	uint32		stamp;
+	uint32		first_fail = ISO_NONE;
+	uint32		first_garbage = ISO_NONE;
+	uint32		last_vertex_elem = ISO_NONE;
+	bool		broken = false;
+	uint32		i;
+	uint32		dup;
+
+	/* the vertices' external list reads of this key */
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+		const IsoOp *op = &h->ops[o];
+
+		if (op->kind != ISO_OP_READ || op->list_len < 0 ||
+			!(b->op_flags[o] & OP_EXTERNAL_READ) || op_vertex(b, o) == ISO_NONE)
+			continue;
+		reads[n_reads++] = o;
+		if (longest == ISO_NONE || op->list_len > h->ops[longest].list_len)
+			longest = o;
+	}
+	if (n_reads == 0)
+		return;
+
+	/* the known order: the longest read, without duplicates */
+	L = &h->ops[longest];
+	le = h->elems + L->list_first;
+	len = (uint32) L->list_len;
+	if (has_duplicate(b, L, &dup))
+	{
+		add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, longest, ISO_NONE);
+		return;
+	}
+	stamp = ++b->epoch;
+	for (i = 0; i < len; i++)
+	{
+		b->value_stamp[le[i]] = stamp;
+		b->value_pos[le[i]] = i;
+	}
+
+	/* every other read must be a prefix */
+	for (i = 0; i < n_reads; i++)
+	{
+		const IsoOp *r = &h->ops[reads[i]];
+		const uint32 *re = h->elems + r->list_first;
+		bool		prefix = (uint32) r->list_len <= len;
+		int32		j;
+
+		for (j = 0; prefix && j < r->list_len; j++)
+			prefix = re[j] == le[j];
+		if (prefix)
+			continue;
+		broken = true;
+		if (has_duplicate(b, r, &dup))
+			add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, reads[i], ISO_NONE);
+		else
+			add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key, ISO_NONE, reads[i], longest);
+	}
+	if (broken)
+		return;
+
+	/* who appended each element; garbage, aborted and dirty-update checks */
+	for (i = 0; i < len; i++)
+	{
+		uint32		w = writer_of(b, key, le[i]);
+
+		elem_op[i] = w;
+		if (w == ISO_NONE)
+		{
+			if (first_garbage == ISO_NONE)
+				first_garbage = i;
+			continue;
+		}
+		if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+		{
+			if (first_fail == ISO_NONE)
+				first_fail = i;
+		}
+		else if (first_fail != ISO_NONE && op_vertex(b, w) != ISO_NONE)
+		{
+			add_anomaly(b, ISO_ANOM_DIRTY_UPDATE, key, le[i], w, elem_op[first_fail]);
+		}
+	}
+	if (first_garbage != ISO_NONE)
+	{
+		/* report once, with the first (shortest) read that shows it */
+		uint32		shower = longest;
+
+		for (i = 0; i < n_reads; i++)
+			if ((uint32) h->ops[reads[i]].list_len > first_garbage &&
+				h->ops[reads[i]].list_len < h->ops[shower].list_len)
+				shower = reads[i];
+		add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, le[first_garbage], shower, ISO_NONE);
+	}
+
+	/* next_vertex[i]: first element at index >= i appended by a vertex */
+	next_vertex[len] = ISO_NONE;
+	for (i = len; i > 0; i--)
+		next_vertex[i - 1] = (elem_op[i - 1] != ISO_NONE &&
+							  op_vertex(b, elem_op[i - 1]) != ISO_NONE) ?
+			i - 1 : next_vertex[i];
+
+	/* ww along the known order, between consecutive vertex elements */
+	for (i = 0; i < len; i++)
+	{
+		if (next_vertex[i] != i)
+			continue;
+		if (last_vertex_elem != ISO_NONE)
+			add_edge(b, op_vertex(b, elem_op[last_vertex_elem]), op_vertex(b, elem_op[i]),
+					 ISO_EDGE_WW, key, elem_op[last_vertex_elem], elem_op[i]);
+		last_vertex_elem = i;
+	}
+
+	/* per read: G1a, G1b, wr, rw, lost-update candidates */
+	for (i = 0; i < n_reads; i++)
+	{
+		uint32		ro = reads[i];
+		const IsoOp *r = &h->ops[ro];
+		uint32		p = (uint32) r->list_len;
+		uint32		rv = op_vertex(b, ro);
+
+		if (first_fail != ISO_NONE && p > first_fail)
+			add_anomaly(b, ISO_ANOM_G1A, key, le[first_fail], ro, elem_op[first_fail]);
+		if (p > 0 && elem_op[p - 1] != ISO_NONE)
+		{
+			uint32		w = elem_op[p - 1];
+
+			if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != r->txn &&
+				h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
+				add_anomaly(b, ISO_ANOM_G1B, key, le[p - 1], ro, w);
+			add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
+		}
+		if (next_vertex[p] != ISO_NONE)
+			add_edge(b, rv, op_vertex(b, elem_op[next_vertex[p]]), ISO_EDGE_RW, key,
+					 ro, elem_op[next_vertex[p]]);
+		if (b->op_flags[ro] & OP_TXN_WRITES_KEY)
+		{
+			ranked[n_ranked].rank = p;
+			ranked[n_ranked].op = ro;
+			n_ranked++;
+		}
+	}
+	report_lost_updates(b, key, ranked, n_ranked);
+
+	/* appends by vertices that no read shows come after the known order */
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+		const IsoOp *op = &h->ops[o];
+		uint32		v = op_vertex(b, o);
+		uint32		j;
+
+		if (op->kind != ISO_OP_APPEND || v == ISO_NONE ||
+			b->value_stamp[op->value] == stamp)
+			continue;
+		for (j = 0; j < n_reads; j++)
+			if ((uint32) h->ops[reads[j]].list_len == len)
+				add_edge(b, op_vertex(b, reads[j]), v, ISO_EDGE_RW, key, reads[j], o);
+		if (last_vertex_elem != ISO_NONE)
+			add_edge(b, op_vertex(b, elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
+					 elem_op[last_vertex_elem], o);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Step 4b: rw-register keys
+ *
+ * Versions of a key are numbered locally: 0 is the initial state (nil),
+ * 1..m the final writes of vertices.  Constraints "a < b" between them come
+ * from the log, nil, write-follows-read and the opt-in assumptions; if they
+ * leave exactly one order, we know each version's successor.
+ * --------------------------------------------------------------------- */
+
+typedef struct RegScratch
+{
+	uint32	   *version_op;		/* local version -> write op (0: none) */
+	uint32	   *cons_from;		/* constraint pairs */
+	uint32	   *cons_to;
+	uint32		n_cons;
+	uint32		cap_cons;
+	uint32	   *indeg;
+	uint32	   *adj_start;
+	uint32	   *adj;
+	uint32		cap_adj;
+	uint32	   *order;			/* topological order */
+	uint32	   *rank;			/* local version -> index in order */
+	uint32	   *queue;
+	uint32	   *reads;			/* external read ops of vertices */
+	uint32	   *read_version;	/* their local version, or ISO_NONE */
+	RankedRead *ranked;
+	uint32	   *sort_buf;
+} RegScratch;
+
+static void
+add_constraint(RegScratch *s, uint32 a, uint32 b)
+{
+	if (a == b)
+		return;
+	if (s->n_cons == s->cap_cons)
+	{
+		s->cap_cons *= 2;
+		s->cons_from = iso_realloc(s->cons_from, sizeof(uint32) * s->cap_cons);
+		s->cons_to = iso_realloc(s->cons_to, sizeof(uint32) * s->cap_cons);
+	}
+	s->cons_from[s->n_cons] = a;
+	s->cons_to[s->n_cons] = b;
+	s->n_cons++;
+}
+
+/* Local version of (key, value) if it is a vertex's final write, else ISO_NONE. */
+static inline uint32
+local_version(const Builder *b, uint32 value, uint32 stamp)
+{
+	if (value == ISO_NONE)
+		return 0;
+	return b->value_stamp[value] == stamp ? b->value_pos[value] : ISO_NONE;
+}
+
+/*
+ * Topological sort of versions 0..m under the constraints.  Returns false on
+ * a cycle; *total tells whether the order is the only one.
+ */
+static bool
+order_versions(RegScratch *s, uint32 m, bool *total)
+{
+	uint32		n = m + 1;
+	uint32		head = 0,
+				tail = 0,
+				done = 0;
+	uint32		i;
+
+	if (s->n_cons > s->cap_adj)
+	{
+		if (s->adj)
+			iso_free(s->adj);
+		s->cap_adj = Max(s->n_cons, s->cap_adj * 2);
+		s->adj = iso_alloc(sizeof(uint32) * s->cap_adj);
+	}
+	memset(s->indeg, 0, sizeof(uint32) * n);
+	memset(s->adj_start, 0, sizeof(uint32) * (n + 1));
+	for (i = 0; i < s->n_cons; i++)
+	{
+		s->adj_start[s->cons_from[i] + 1]++;
+		s->indeg[s->cons_to[i]]++;
+	}
+	for (i = 0; i < n; i++)
+		s->adj_start[i + 1] += s->adj_start[i];
+	memcpy(s->sort_buf, s->adj_start, sizeof(uint32) * n);
+	for (i = 0; i < s->n_cons; i++)
+		s->adj[s->sort_buf[s->cons_from[i]]++] = s->cons_to[i];
+
+	*total = true;
+	for (i = 0; i < n; i++)
+		if (s->indeg[i] == 0)
+			s->queue[tail++] = i;
+	while (head < tail)
+	{
+		uint32		u;
+		uint32		e;
+
+		if (tail - head > 1)
+			*total = false;
+		u = s->queue[head++];
+		s->rank[u] = done;
+		s->order[done++] = u;
+		for (e = s->adj_start[u]; e < s->adj_start[u + 1]; e++)
+			if (--s->indeg[s->adj[e]] == 0)
+				s->queue[tail++] = s->adj[e];
+	}
+	return done == n;
+}
+
+/* Writers of a key's versions, for the opt-in assumptions. */
+typedef struct VersionWriter
+{
+	int64		process;
+	int64		txn_id;
+	int64		invoke_time;
+	int64		complete_time;
+	uint32		local;
+	bool		has_process;
+} VersionWriter;
+
+static int
+cmp_by_session(const void *a, const void *b)
+{
+	const VersionWriter *x = a;
+	const VersionWriter *y = b;
+
+	if (x->has_process != y->has_process)
+		return x->has_process ? -1 : 1;
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	return x->txn_id < y->txn_id ? -1 : (x->txn_id > y->txn_id);
+}
+
+static int
+cmp_by_completion(const void *a, const void *b)
+{
+	const VersionWriter *x = a;
+	const VersionWriter *y = b;
+
+	return x->complete_time < y->complete_time ? -1 :
+		(x->complete_time > y->complete_time);
+}
+
+/*
+ * Opt-in rule 4: session order or real-time order orders each key's writes.
+ * For real time we add, per version, one constraint from the version whose
+ * writer completed last before it was invoked: sound, O(m log m), and enough
+ * to chain versions of non-overlapping writers.
+ */
+static void
+assumed_constraints(Builder *b, RegScratch *s, uint32 m, const IsoInferOptions *opt)
+{
+	const IsoHistory *h = b->h;
+	VersionWriter *vw;
+	uint32		i;
+
+	if (m < 2 || (!opt->sequential_keys && !opt->linearizable_keys))
+		return;
+	vw = iso_alloc(sizeof(VersionWriter) * m);
+	for (i = 0; i < m; i++)
+	{
+		const IsoTxn *t = &h->txns[op_txn(b, s->version_op[i + 1])];
+
+		vw[i].process = t->process;
+		vw[i].has_process = t->has_process;
+		vw[i].txn_id = t->txn_id;
+		vw[i].invoke_time = t->invoke_time;
+		vw[i].complete_time = t->status == ISO_STATUS_OK ? t->complete_time : ISO_NO_TIME;
+		vw[i].local = i + 1;
+	}
+	if (opt->sequential_keys)
+	{
+		qsort(vw, m, sizeof(VersionWriter), cmp_by_session);
+		for (i = 0; i + 1 < m; i++)
+			if (vw[i].has_process && vw[i + 1].has_process &&
+				vw[i].process == vw[i + 1].process)
+				add_constraint(s, vw[i].local, vw[i + 1].local);
+	}
+	if (opt->linearizable_keys)
+	{
+		uint32		n_done = 0;
+		VersionWriter *done = iso_alloc(sizeof(VersionWriter) * m);
+
+		for (i = 0; i < m; i++)
+			if (vw[i].complete_time != ISO_NO_TIME)
+				done[n_done++] = vw[i];
+		qsort(done, n_done, sizeof(VersionWriter), cmp_by_completion);
+		for (i = 0; i < m; i++)
+		{
+			uint32		lo = 0,
+						hi = n_done;
+
+			if (vw[i].invoke_time == ISO_NO_TIME)
+				continue;
+			/* first completion not before the invocation */
+			while (lo < hi)
+			{
+				uint32		mid = lo + (hi - lo) / 2;
+
+				if (done[mid].complete_time < vw[i].invoke_time)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo > 0)
+				add_constraint(s, done[lo - 1].local, vw[i].local);
+		}
+		iso_free(done);
+	}
+	iso_free(vw);
+}
+
+static void
+infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
+				   uint32 log_first, uint32 log_end,
+				   const IsoInferOptions *opt, RegScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		stamp = ++b->epoch;
+	uint32		m = 0;
+	uint32		n_reads = 0;
+	uint32		n_ranked = 0;
+	uint32		prev_logged = ISO_NONE;
+	bool		log_has_gap = false;
+	bool		total;
+	uint32		i;
+
+	/* versions: final writes of vertices */
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+
+		if (h->ops[o].kind == ISO_OP_WRITE && (b->op_flags[o] & OP_FINAL_WRITE) &&
+			op_vertex(b, o) != ISO_NONE)
+		{
+			m++;
+			s->version_op[m] = o;
+			b->value_stamp[h->ops[o].value] = stamp;
+			b->value_pos[h->ops[o].value] = m;
+		}
+	}
+	s->n_cons = 0;
+
+	/* rule 2: nil precedes every version */
+	for (i = 1; i <= m; i++)
+		add_constraint(s, 0, i);
+
+	/* rule 1: the log, keeping the order of the versions it names */
+	for (i = log_first; i < log_end; i++)
+	{
+		uint32		lv = local_version(b, log->values[i], stamp);
+
+		if (lv == ISO_NONE)
+		{
+			/* a logged write of an unproven info txn may be a real version */
+			uint32		w = writer_of(b, key, log->values[i]);
+
+			if (w != ISO_NONE && h->txns[op_txn(b, w)].status == ISO_STATUS_INFO &&
+				op_vertex(b, w) == ISO_NONE && (b->op_flags[w] & OP_FINAL_WRITE))
+				log_has_gap = true;
+			continue;
+		}
+		if (prev_logged != ISO_NONE)
+			add_constraint(s, prev_logged, lv);
+		prev_logged = lv;
+	}
+
+	/* reads: anomalies, wr edges; rule 3: write-follows-read */
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+		const IsoOp *op = &h->ops[o];
+		uint32		rv = op_vertex(b, o);
+		uint32		lv = ISO_NONE;
+
+		if (op->kind != ISO_OP_READ || !(b->op_flags[o] & OP_EXTERNAL_READ) ||
+			rv == ISO_NONE || op->list_len >= 0)
+			continue;
+		if (op->value != ISO_NONE)
+		{
+			uint32		w = writer_of(b, key, op->value);
+
+			if (w == ISO_NONE)
+				add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, op->value, o, ISO_NONE);
+			else if (op_txn(b, w) == op->txn)
+				add_anomaly(b, ISO_ANOM_INTERNAL, key, op->value, o, w);
+			else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+				add_anomaly(b, ISO_ANOM_G1A, key, op->value, o, w);
+			else if (!(b->op_flags[w] & OP_FINAL_WRITE))
+				add_anomaly(b, ISO_ANOM_G1B, key, op->value, o, w);
+			else
+			{
+				lv = local_version(b, op->value, stamp);
+				add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, o);
+			}
+		}
+		else
+			lv = 0;
+		s->reads[n_reads] = o;
+		s->read_version[n_reads] = lv;
+		n_reads++;
+		if (lv == ISO_NONE)
+			continue;
+		if (b->op_flags[o] & OP_TXN_WRITES_KEY)
+		{
+			uint32		j;
+
+			/* the txn's final write of the key follows in its group */
+			for (j = i + 1; j < nk && op_txn(b, kops[j]) == op->txn; j++)
+				if (b->op_flags[kops[j]] & OP_FINAL_WRITE)
+					add_constraint(s, lv, local_version(b, h->ops[kops[j]].value, stamp));
+			s->ranked[n_ranked].rank = lv;
+			s->ranked[n_ranked].op = o;
+			n_ranked++;
+		}
+	}
+	report_lost_updates(b, key, s->ranked, n_ranked);
+
+	assumed_constraints(b, s, m, opt);
+
+	if (!order_versions(s, m, &total))
+	{
+		add_anomaly(b, ISO_ANOM_CYCLIC_VERSIONS, key, ISO_NONE,
+					m > 0 ? s->version_op[1] : ISO_NONE, ISO_NONE);
+		return;
+	}
+
+	if (total && !log_has_gap)
+	{
+		/* one order: ww between neighbours, rw to each read's successor */
+		for (i = 2; i <= m; i++)
+			add_edge(b, op_vertex(b, s->version_op[s->order[i - 1]]),
+					 op_vertex(b, s->version_op[s->order[i]]), ISO_EDGE_WW, key,
+					 s->version_op[s->order[i - 1]], s->version_op[s->order[i]]);
+		for (i = 0; i < n_reads; i++)
+		{
+			uint32		lv = s->read_version[i];
+			uint32		next;
+
+			if (lv == ISO_NONE || s->rank[lv] >= m)
+				continue;
+			next = s->order[s->rank[lv] + 1];
+			add_edge(b, op_vertex(b, s->reads[i]), op_vertex(b, s->version_op[next]),
+					 ISO_EDGE_RW, key, s->reads[i], s->version_op[next]);
+		}
+		return;
+	}
+
+	/* partial order: ww along each known pair; rw unknown */
+	for (i = 0; i < s->n_cons; i++)
+		if (s->cons_from[i] != 0)
+			add_edge(b, op_vertex(b, s->version_op[s->cons_from[i]]),
+					 op_vertex(b, s->version_op[s->cons_to[i]]), ISO_EDGE_WW, key,
+					 s->version_op[s->cons_from[i]], s->version_op[s->cons_to[i]]);
+	if (m > 0)
+		b->out->unknown_order_keys++;
+}
+
+static void
+infer_registers(Builder *b, const IsoVersionLog *log, const IsoInferOptions *opt)
+{
+	const IsoHistory *h = b->h;
+	RegScratch	s;
+	uint32		n = h->n_ops + 2;
+	uint32		li = 0;
+	uint32		k;
+
+	s.version_op = iso_alloc(sizeof(uint32) * n);
+	s.cap_cons = 1024;
+	s.cons_from = iso_alloc(sizeof(uint32) * s.cap_cons);
+	s.cons_to = iso_alloc(sizeof(uint32) * s.cap_cons);
+	s.indeg = iso_alloc(sizeof(uint32) * n);
+	s.adj_start = iso_alloc(sizeof(uint32) * (n + 1));
+	s.order = iso_alloc(sizeof(uint32) * n);
+	s.rank = iso_alloc(sizeof(uint32) * n);
+	s.queue = iso_alloc(sizeof(uint32) * n);
+	s.reads = iso_alloc(sizeof(uint32) * n);
+	s.read_version = iso_alloc(sizeof(uint32) * n);
+	s.ranked = iso_alloc(sizeof(RankedRead) * n);
+	s.sort_buf = iso_alloc(sizeof(uint32) * n);
+	s.adj = NULL;
+	s.cap_adj = 0;
+
+	for (k = 0; k < h->keys.n; k++)
+	{
+		uint32		lf;
+
+		/* the log is sorted by key id; skip entries of unknown keys */
+		while (li < log->n && log->keys[li] < k)
+			li++;
+		lf = li;
+		while (li < log->n && log->keys[li] == k)
+			li++;
+		infer_register_key(b, k, log, lf, li, opt, &s);
+		if ((k & 0xfff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Step 5: session order and real-time order
+ * --------------------------------------------------------------------- */
+
+static const IsoHistory *sort_history;
+static const uint32 *sort_vertex_txn;
+
+static int
+cmp_vertex_session(const void *a, const void *b)
+{
+	const IsoTxn *x = &sort_history->txns[sort_vertex_txn[*(const uint32 *) a]];
+	const IsoTxn *y = &sort_history->txns[sort_vertex_txn[*(const uint32 *) b]];
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	return x->txn_id < y->txn_id ? -1 : (x->txn_id > y->txn_id);
+}
+
+/* so: consecutive vertices of one process, in txn_id order. */
+static void
+add_session_edges(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	IsoInference *out = b->out;
+	uint32	   *vs = iso_alloc(sizeof(uint32) * Max(out->n_vertices, 1));
+	uint32		n = 0;
+	uint32		v;
+
+	for (v = 0; v < out->n_vertices; v++)
+		if (h->txns[out->vertex_txn[v]].has_process)
+			vs[n++] = v;
+	sort_history = h;
+	sort_vertex_txn = out->vertex_txn;
+	qsort(vs, n, sizeof(uint32), cmp_vertex_session);
+	for (v = 0; v + 1 < n; v++)
+		if (h->txns[out->vertex_txn[vs[v]]].process ==
+			h->txns[out->vertex_txn[vs[v + 1]]].process)
+			add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+	iso_free(vs);
+}
+
+/* A real-time event: a vertex's invocation or completion. */
+typedef struct TimeEvent
+{
+	int64		time;
+	uint32		vertex;
+	uint8		is_completion;	/* at equal times invocations come first */
+} TimeEvent;
+
+static int
+cmp_time_event(const void *a, const void *b)
+{
+	const TimeEvent *x = a;
+	const TimeEvent *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->is_completion != y->is_completion)
+		return x->is_completion ? 1 : -1;
+	return x->vertex < y->vertex ? -1 : (x->vertex > y->vertex);
+}
+
+/*
+ * rt: T1 -> T2 when T1 completed before T2 was invoked, as a transitive
+ * reduction.  Sweeping events in time order, the frontier holds completed
+ * transactions not yet followed by a completed successor; an invocation
+ * links from the whole frontier, and a completion removes its own
+ * predecessors from it (they reach later transactions through it).
+ */
+static void
+add_realtime_edges(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	IsoInference *out = b->out;
+	uint32		nv = out->n_vertices;
+	TimeEvent  *ev = iso_alloc(sizeof(TimeEvent) * Max(2 * nv, 1));
+	uint32	   *next = iso_alloc(sizeof(uint32) * (nv + 1));	/* frontier list */
+	uint32	   *prev = iso_alloc(sizeof(uint32) * (nv + 1));
+	bool	   *in_frontier = iso_alloc0(sizeof(bool) * Max(nv, 1));
+	uint64	   *pred_start = iso_alloc0(sizeof(uint64) * (nv + 1));
+	uint64	   *pred_end = iso_alloc0(sizeof(uint64) * (nv + 1));
+	uint32	   *preds = NULL;
+	uint64		n_preds = 0,
+				cap_preds = 0;
+	uint32		head = nv;		/* sentinel */
+	uint32		n = 0;
+	uint32		i;
+
+	for (i = 0; i < nv; i++)
+	{
+		const IsoTxn *t = &h->txns[out->vertex_txn[i]];
+
+		if (t->invoke_time == ISO_NO_TIME)
+			continue;
+		ev[n].time = t->invoke_time;
+		ev[n].vertex = i;
+		ev[n].is_completion = 0;
+		n++;
+		/* info transactions may have committed at any later time */
+		if (t->status == ISO_STATUS_OK && t->complete_time != ISO_NO_TIME)
+		{
+			ev[n].time = t->complete_time;
+			ev[n].vertex = i;
+			ev[n].is_completion = 1;
+			n++;
+		}
+	}
+	qsort(ev, n, sizeof(TimeEvent), cmp_time_event);
+
+	next[head] = prev[head] = head;
+	for (i = 0; i < n; i++)
+	{
+		uint32		v = ev[i].vertex;
+
+		if ((i & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+		if (!ev[i].is_completion)
+		{
+			uint32		f;
+
+			pred_start[v] = n_preds;
+			for (f = next[head]; f != head; f = next[f])
+			{
+				if (n_preds == cap_preds)
+				{
+					cap_preds = cap_preds ? cap_preds * 2 : 1024;
+					preds = preds ? iso_realloc(preds, sizeof(uint32) * cap_preds) :
+						iso_alloc(sizeof(uint32) * cap_preds);
+				}
+				preds[n_preds++] = f;
+				add_edge(b, f, v, ISO_EDGE_RT, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+			}
+			pred_end[v] = n_preds;
+		}
+		else
+		{
+			uint64		p;
+
+			for (p = pred_start[v]; p < pred_end[v]; p++)
+			{
+				uint32		f = preds[p];
+
+				if (!in_frontier[f])
+					continue;
+				next[prev[f]] = next[f];
+				prev[next[f]] = prev[f];
+				in_frontier[f] = false;
+			}
+			/* append v */
+			prev[v] = prev[head];
+			next[v] = head;
+			next[prev[head]] = v;
+			prev[head] = v;
+			in_frontier[v] = true;
+		}
+	}
+	iso_free(ev);
+	iso_free(next);
+	iso_free(prev);
+	iso_free(in_frontier);
+	iso_free(pred_start);
+	iso_free(pred_end);
+	if (preds)
+		iso_free(preds);
+}
+
+/* ---------------------------------------------------------------------
+ * Entry point
+ * --------------------------------------------------------------------- */
+
+bool
+iso_infer(const IsoHistory *h, const IsoVersionLog *log,
+		  const IsoInferOptions *options, IsoInference *out, IsoParseError *err)
+{
+	Builder		b;
+	IsoVersionLog empty_log = {0, NULL, NULL};
+	uint32		n_values = Max(h->values.n, 1);
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	b.h = h;
+	b.out = out;
+
+	if (!build_write_map(&b, err))
+		return false;
+	mark_op_flags(&b);
+	group_ops_by_key(&b);
+	find_vertices(&b);
+
+	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 2 + 16);
+	b.value_stamp = iso_alloc0(sizeof(uint32) * n_values);
+	b.value_pos = iso_alloc(sizeof(uint32) * n_values);
+	b.dup_stamp = iso_alloc0(sizeof(uint32) * n_values);
+
+	check_internal(&b);
+
+	if (h->workload == ISO_WORKLOAD_LIST_APPEND)
+	{
+		uint32		n = h->n_ops + 2;
+		uint32	   *reads = iso_alloc(sizeof(uint32) * n);
+		uint32	   *elem_op;
+		uint32	   *next_vertex;
+		RankedRead *ranked = iso_alloc(sizeof(RankedRead) * n);
+		uint32		max_len = 0;
+		uint32		i;
+		uint32		k;
+
+		for (i = 0; i < h->n_ops; i++)
+			if (h->ops[i].list_len > 0 && (uint32) h->ops[i].list_len > max_len)
+				max_len = (uint32) h->ops[i].list_len;
+		elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
+		next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
+		for (k = 0; k < h->keys.n; k++)
+		{
+			infer_list_key(&b, k, reads, elem_op, next_vertex, ranked);
+			if ((k & 0xfff) == 0)
+				ISO_CHECK_INTERRUPTS();
+		}
+		iso_free(reads);
+		iso_free(elem_op);
+		iso_free(next_vertex);
+		iso_free(ranked);
+	}
+	else
+		infer_registers(&b, log ? log : &empty_log, options);
+
+	add_session_edges(&b);
+	add_realtime_edges(&b);
+
+	iso_graph_finish(&out->graph, out->n_vertices, &b.edges);
+
+	iso_free(b.writes.keys);
+	iso_free(b.writes.ops);
+	iso_free(b.op_flags);
+	iso_free(b.key_start);
+	iso_free(b.key_ops);
+	iso_free(b.value_stamp);
+	iso_free(b.value_pos);
+	iso_free(b.dup_stamp);
+	return true;
+}

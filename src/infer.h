@@ -1,0 +1,81 @@
+/*
+ * infer.h
+ *	  The graph builder: vertices, version orders, dependency edges and
+ *	  non-cycle anomalies of one history (rules: docs/semantics.md).
+ */
+#ifndef ISOGRAPH_INFER_H
+#define ISOGRAPH_INFER_H
+
+#include "edn.h"
+#include "graph.h"
+#include "history.h"
+
+typedef enum IsoAnomalyKind
+{
+	ISO_ANOM_G1A = 0,
+	ISO_ANOM_G1B,
+	ISO_ANOM_DIRTY_UPDATE,
+	ISO_ANOM_INTERNAL,
+	ISO_ANOM_LOST_UPDATE,
+	ISO_ANOM_GARBAGE_READ,
+	ISO_ANOM_DUPLICATE_ELEMENTS,
+	ISO_ANOM_INCOMPATIBLE_ORDER,
+	ISO_ANOM_CYCLIC_VERSIONS,
+	ISO_ANOM_KIND_COUNT
+} IsoAnomalyKind;
+
+/*
+ * A non-cycle anomaly.  txn_a/op_a: the transaction and micro-op that show
+ * it (usually the reader); txn_b/op_b: the other party (writer, second
+ * reader), or ISO_NONE.
+ */
+typedef struct IsoAnomaly
+{
+	uint8		kind;			/* IsoAnomalyKind */
+	uint32		key;
+	uint32		value;			/* the value involved, or ISO_NONE */
+	uint32		txn_a;
+	uint32		op_a;
+	uint32		txn_b;
+	uint32		op_b;
+} IsoAnomaly;
+
+/* Externally supplied version order: (key, value) ids sorted by key, position. */
+typedef struct IsoVersionLog
+{
+	uint32		n;
+	uint32	   *keys;
+	uint32	   *values;
+} IsoVersionLog;
+
+typedef struct IsoInferOptions
+{
+	bool		sequential_keys;	/* session order orders register writes */
+	bool		linearizable_keys;	/* real-time order orders register writes */
+} IsoInferOptions;
+
+typedef struct IsoInference
+{
+	uint32		n_vertices;
+	uint32	   *vertex_txn;		/* vertex -> txn index */
+	uint32	   *txn_vertex;		/* txn index -> vertex or ISO_NONE */
+	IsoGraph	graph;
+	IsoAnomaly *anomalies;
+	uint32		n_anomalies;
+	uint32		cap_anomalies;
+	uint32		unknown_order_keys; /* register keys without a total version order */
+	uint32		n_fail;
+	uint32		n_info;
+} IsoInference;
+
+/*
+ * Build the graph.  Returns false with *err set when the history cannot be
+ * interpreted at all (a value written twice to one key).
+ */
+extern bool iso_infer(const IsoHistory *h, const IsoVersionLog *log,
+					  const IsoInferOptions *options, IsoInference *out,
+					  IsoParseError *err);
+
+extern const char *iso_anomaly_name(IsoAnomalyKind kind);
+
+#endif							/* ISOGRAPH_INFER_H */

@@ -1,0 +1,82 @@
+/*
+ * isograph.h
+ *	  Backend-side declarations shared by the SQL glue files.
+ */
+#ifndef ISOGRAPH_H
+#define ISOGRAPH_H
+
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "utils/relcache.h"
+
+#include "edn.h"
+
+/* Settings (isograph.c). */
+extern bool iso_assume_sequential_keys;
+extern bool iso_assume_linearizable_keys;
+extern int	iso_max_witnesses;
+extern int	iso_max_memory_mb;
+
+/* The extension's own tables (catalog.c). */
+typedef enum IsoTable
+{
+	ISO_TABLE_HISTORY,
+	ISO_TABLE_EVENT,
+	ISO_TABLE_VERSION,
+	ISO_TABLE_EDGE
+} IsoTable;
+
+extern Oid	iso_table_oid(IsoTable table);
+extern const char *iso_table_name(IsoTable table);
+extern char *iso_qualified_table_name(IsoTable table);
+
+/* Column numbers of iso_event, 1-based as in the table. */
+enum
+{
+	EVENT_HISTORY_ID = 1,
+	EVENT_TXN_ID,
+	EVENT_PROCESS,
+	EVENT_STATUS,
+	EVENT_INVOKE_TIME,
+	EVENT_COMPLETE_TIME,
+	EVENT_POS,
+	EVENT_OP,
+	EVENT_KEY,
+	EVENT_VALUE,
+	EVENT_READ_VALUE,
+	EVENT_READ_LIST,
+	EVENT_NATTS = EVENT_READ_LIST
+};
+
+/*
+ * Bulk writer into one of our tables: direct heap insert plus index
+ * maintenance, for loading millions of rows without SPI per row (writer.c).
+ */
+typedef struct IsoTableWriter
+{
+	Relation	rel;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	CommandId	cid;
+	int64		rows;
+} IsoTableWriter;
+
+extern void iso_writer_open(IsoTableWriter *writer, IsoTable table);
+extern void iso_writer_put(IsoTableWriter *writer, Datum *values, bool *nulls);
+extern void iso_writer_close(IsoTableWriter *writer);
+
+/* Turn a parser error into ereport(ERROR) (load.c). */
+extern void iso_report_parse_error(const IsoParseError *err, const char *what) pg_attribute_noreturn();
+
+/* History rows (history_meta.c). */
+extern int64 iso_history_create(const char *name, const char *workload, const char *source);
+extern void iso_history_finish_load(int64 history_id, const char *workload, int64 skipped);
+extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload);
+
+extern text *iso_slice_to_text(IsoSlice slice);
+
+#endif							/* ISOGRAPH_H */
