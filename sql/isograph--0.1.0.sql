@@ -106,7 +106,11 @@ RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
-	DELETE FROM @extschema@.iso_history h WHERE h.history_id = iso_delete_history.history_id RETURNING true;
+	WITH deleted AS (
+		DELETE FROM @extschema@.iso_history h
+		 WHERE h.history_id OPERATOR(pg_catalog.=) iso_delete_history.history_id
+		RETURNING 1)
+	SELECT pg_catalog.count(*) OPERATOR(pg_catalog.>) 0 FROM deleted;
 END;
 COMMENT ON FUNCTION @extschema@.iso_delete_history(bigint) IS
 'delete a history with its events, versions and edges; false if there was none';

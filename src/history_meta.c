@@ -94,7 +94,8 @@ iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
 	SPI_connect();
 	sql = psprintf("SELECT name, workload FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
 				   iso_qualified_table_name(ISO_TABLE_HISTORY));
-	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	/* not read-only: see histories loaded earlier in the same statement */
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, false, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
 	found = SPI_processed == 1;

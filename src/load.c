@@ -50,15 +50,17 @@ parse_error_code(IsoErrorKind kind)
 void
 iso_report_parse_error(const IsoParseError *err, const char *what)
 {
+	char	   *where = err->record > 0 ?
+		psprintf("%s record %lld, line %lld", what,
+				 (long long) err->record, (long long) err->line) :
+		psprintf("%s line %lld", what, (long long) err->line);
+
 	ereport(ERROR,
 			(errcode(parse_error_code(err->kind)),
 			 errmsg("%s", err->message),
 			 err->detail[0] ? errdetail("%s", err->detail) : 0,
 			 err->hint[0] ? errhint("%s", err->hint) : 0,
-			 err->record > 0 ?
-			 errcontext("%s record %lld, line %lld", what,
-						(long long) err->record, (long long) err->line) :
-			 errcontext("%s line %lld", what, (long long) err->line)));
+			 errcontext("%s", where)));
 	pg_unreachable();
 }
 
@@ -369,7 +371,10 @@ load_written_pairs(int64 history_id)
 			StrKey	   *pair = make_strkey(cxt, k, strlen(k), v, strlen(v));
 			bool		found;
 
-			hash_search(written, &pair, HASH_ENTER, &found);
+			StrEntry   *entry = hash_search(written, &pair, HASH_ENTER, &found);
+
+			if (!found)
+				entry->next = 0;
 		}
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
@@ -393,7 +398,7 @@ version_callback(const WalVersion *version, void *arg)
 	CHECK_FOR_INTERRUPTS();
 	probe = make_strkey(state->row_context, version->key.ptr, version->key.len,
 						version->value.ptr, version->value.len);
-	hash_search(state->written, &probe, HASH_FIND, &found);
+	entry = hash_search(state->written, &probe, HASH_FIND, &found);
 	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
@@ -402,6 +407,15 @@ version_callback(const WalVersion *version, void *arg)
 						version->key.len, version->key.ptr),
 				 errdetail("Every logged version must be the value of a w micro-operation in iso_event."),
 				 errhint("Check that the log belongs to this history."),
+				 errcontext("WAL line %lld", (long long) version->line)));
+	if (entry->next++ > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("version log names value \"%.*s\" of key \"%.*s\" twice",
+						version->value.len, version->value.ptr,
+						version->key.len, version->key.ptr),
+				 errdetail("A version order lists each version once."),
+				 errhint("Check that the log has no repeated or replayed entries."),
 				 errcontext("WAL line %lld", (long long) version->line)));
 
 	probe = make_strkey(state->row_context, version->key.ptr, version->key.len, NULL, 0);
@@ -467,8 +481,7 @@ iso_load_versions(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("history %lld already has a version order", (long long) history_id),
-				 errhint("Delete it first: DELETE FROM iso_version WHERE history_id = %lld.",
-						 (long long) history_id)));
+				 errhint("Delete the history's rows from iso_version first.")));
 
 	memset(&state, 0, sizeof(state));
 	state.history_id = history_id;
