@@ -1009,7 +1009,11 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 			else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
 				add_anomaly(b, ISO_ANOM_G1A, key, op->value, o, w);
 			else if (!(b->op_flags[w] & OP_FINAL_WRITE))
+			{
+				/* not a version, but the reader did see the writer's effect */
 				add_anomaly(b, ISO_ANOM_G1B, key, op->value, o, w);
+				add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, o);
+			}
 			else
 			{
 				lv = local_version(b, op->value, stamp);

@@ -95,3 +95,6 @@ SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'g0';
 SELECT iso_delete_history(-1);
 SELECT count(*) FROM iso_version v WHERE NOT EXISTS
   (SELECT 1 FROM iso_history h WHERE h.history_id = v.history_id);
+
+-- Leave the database as we found it.
+SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
