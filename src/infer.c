@@ -184,10 +184,8 @@ build_write_map(Builder *b, IsoParseError *err)
 			memset(err, 0, sizeof(*err));
 			err->kind = ISO_PARSE_DUPLICATE;
 			snprintf(err->message, sizeof(err->message),
-					 "value \"%.40s\" is written to key \"%.40s\" more than once",
-					 vs, ks);
-			(void) kl;
-			(void) vl;
+					 "value \"%.*s\" is written to key \"%.*s\" more than once",
+					 Min(vl, 40), vs, Min(kl, 40), ks);
 			snprintf(err->detail, sizeof(err->detail),
 					 "Transactions %lld and %lld both write it.",
 					 (long long) first->txn_id,
