@@ -44,7 +44,7 @@ iso_build_open(IsoBuild *build, int64 history_id)
 	build->history_id = history_id;
 	if (!iso_history_lookup(history_id, &build->name, &build->workload))
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id),
 				 errhint("See SELECT history_id, name FROM iso_history.")));
 

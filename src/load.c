@@ -470,7 +470,7 @@ iso_load_versions(PG_FUNCTION_ARGS)
 
 	if (!iso_history_lookup(history_id, NULL, &workload))
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id)));
 	if (workload != ISO_WORKLOAD_RW_REGISTER)
 		ereport(ERROR,

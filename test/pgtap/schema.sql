@@ -22,7 +22,7 @@ SELECT col_is_pk('iso_history', 'history_id');
 SELECT col_is_pk('iso_event', ARRAY['history_id', 'txn_id', 'pos']);
 SELECT col_is_pk('iso_version', ARRAY['history_id', 'key', 'position']);
 SELECT col_is_pk('iso_edge', ARRAY['history_id', 'from_txn', 'to_txn', 'type']);
-SELECT col_is_unique('iso_history', 'name');
+SELECT col_is_unique('iso_history', ARRAY['owner', 'name']);
 SELECT col_is_fk('iso_event', 'history_id');
 SELECT col_is_fk('iso_version', 'history_id');
 SELECT col_is_fk('iso_edge', 'history_id');

@@ -1,0 +1,274 @@
+/*
+ * graph.c
+ *	  Edge buffer and the CSR dependency graph (graph.h).
+ *
+ * iso_graph_finish reuses the buffer's array: drop self-edges, bucket by
+ * `from` with a counting sort (scattered into the upper half of the array,
+ * grown to 2n edges if needed, then copied back), sort each vertex's
+ * out-edges by (to, type, key, from_op, to_op) (insertion sort for short
+ * lists, qsort otherwise), keep the first edge of each (from, to, type)
+ * group, build out_start and shrink the array to the edges kept.  No global
+ * O(E log E) sort.  Peak memory: 2n edges (what the doubling buffer may
+ * hold anyway) plus a (V + 1)-entry array.
+ */
+#include "port.h"
+#include "graph.h"
+
+#ifdef ISOGRAPH_STANDALONE
+#include <stdio.h>
+#endif
+
+#define INTERRUPT_MASK	0xFFFF
+
+static void
+graph_fail(const char *msg)
+{
+#ifdef ISOGRAPH_STANDALONE
+	fprintf(stderr, "isograph: %s\n", msg);
+	abort();
+#else
+	elog(ERROR, "isograph: %s", msg);
+#endif
+}
+
+static Size
+edge_bytes(uint64 n)
+{
+	if (n > (uint64) (((Size) -1) / sizeof(IsoEdge)))
+		graph_fail("edge array too large");
+	return (Size) n * sizeof(IsoEdge);
+}
+
+void
+iso_edgebuf_init(IsoEdgeBuf *buf, uint64 initial)
+{
+	if (initial < 16)
+		initial = 16;
+	buf->edges = (IsoEdge *) iso_alloc(edge_bytes(initial));
+	buf->n = 0;
+	buf->cap = initial;
+}
+
+void
+iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
+				uint32 key, int32 from_op, int32 to_op)
+{
+	IsoEdge    *e;
+
+	if (buf->n >= buf->cap)
+	{
+		uint64		newcap;
+
+		if (buf->cap == 0 || buf->edges == NULL)
+		{
+			newcap = 64;
+			buf->edges = (IsoEdge *) iso_alloc(edge_bytes(newcap));
+		}
+		else
+		{
+			if (buf->cap > PG_INT64_MAX / 2)
+				graph_fail("edge buffer overflow");
+			newcap = buf->cap * 2;
+			buf->edges = (IsoEdge *) iso_realloc(buf->edges, edge_bytes(newcap));
+		}
+		buf->cap = newcap;
+	}
+	e = &buf->edges[buf->n++];
+	e->from = from;
+	e->to = to;
+	e->key = key;
+	e->from_op = from_op;
+	e->to_op = to_op;
+	e->type = (uint8) type;
+}
+
+/* Order inside one vertex's bucket: (to, type, key, from_op, to_op). */
+static inline int
+edge_cmp_same_from(const IsoEdge *a, const IsoEdge *b)
+{
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
+static int
+edge_qsort_cmp(const void *a, const void *b)
+{
+	return edge_cmp_same_from((const IsoEdge *) a, (const IsoEdge *) b);
+}
+
+static void
+sort_bucket(IsoEdge *e, uint64 n)
+{
+	uint64		i;
+
+	if (n < 2)
+		return;
+	if (n > 16)
+	{
+		qsort(e, (size_t) n, sizeof(IsoEdge), edge_qsort_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++)
+	{
+		IsoEdge		x = e[i];
+		uint64		j = i;
+
+		while (j > 0 && edge_cmp_same_from(&x, &e[j - 1]) < 0)
+		{
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = x;
+	}
+}
+
+void
+iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
+{
+	IsoEdge    *edges = buf->edges;
+	uint64		n = (edges != NULL) ? buf->n : 0;
+	uint64		i,
+				w;
+	uint64	   *start;
+	uint64	   *next;
+	uint32		v;
+
+	/* 1. validate, drop self-edges (compaction keeps the relative order) */
+	w = 0;
+	for (i = 0; i < n; i++)
+	{
+		if (edges[i].from >= n_vertices || edges[i].to >= n_vertices)
+			graph_fail("edge endpoint out of range");
+		if (edges[i].from == edges[i].to)
+			continue;
+		if (w != i)
+			edges[w] = edges[i];
+		w++;
+		if ((i & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	n = w;
+
+	/* 2. counting sort by `from`, in place */
+	start = (uint64 *) iso_alloc0(((Size) n_vertices + 1) * sizeof(uint64));
+	for (i = 0; i < n; i++)
+		start[edges[i].from + 1]++;
+	for (v = 0; v < n_vertices; v++)
+		start[v + 1] += start[v];
+
+	/*
+	 * Scatter into the upper half of the array (grown to 2n if needed: the
+	 * doubling buffer may hold that much anyway), then copy back.  The
+	 * scatter reads sequentially and its random writes are independent, so
+	 * it is several times faster than an in-place cycle-leader permutation.
+	 */
+	if (n > 0)
+	{
+		IsoEdge    *upper;
+
+		if (n > PG_INT64_MAX / 2)
+			graph_fail("edge array too large");
+		if (buf->cap < 2 * n)
+		{
+			edges = (IsoEdge *) iso_realloc(edges, edge_bytes(2 * n));
+			buf->cap = 2 * n;
+		}
+		upper = edges + n;
+		next = (uint64 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint64));
+		memcpy(next, start, ((Size) n_vertices + 1) * sizeof(uint64));
+		for (i = 0; i < n; i++)
+		{
+			upper[next[edges[i].from]++] = edges[i];
+			if ((i & INTERRUPT_MASK) == 0)
+				ISO_CHECK_INTERRUPTS();
+		}
+		memcpy(edges, upper, edge_bytes(n));
+		iso_free(next);
+	}
+
+	/* 3. sort each bucket, keep the first of each (to, type) group */
+	w = 0;
+	for (v = 0; v < n_vertices; v++)
+	{
+		uint64		b = start[v];
+		uint64		e = start[v + 1];
+		uint64		j;
+
+		sort_bucket(edges + b, e - b);
+		start[v] = w;
+		for (j = b; j < e; j++)
+		{
+			if (j > b && edges[j].to == edges[w - 1].to &&
+				edges[j].type == edges[w - 1].type)
+				continue;
+			if (w != j)
+				edges[w] = edges[j];
+			w++;
+		}
+		if ((v & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	start[n_vertices] = w;
+
+	/* 4. hand the array over, shrunk to size */
+	if (edges == NULL)
+		edges = (IsoEdge *) iso_alloc(sizeof(IsoEdge));
+	else if (w > 0)
+		edges = (IsoEdge *) iso_realloc(edges, edge_bytes(w));
+
+	graph->n_vertices = n_vertices;
+	graph->n_edges = w;
+	graph->edges = edges;
+	graph->out_start = start;
+
+	buf->edges = NULL;
+	buf->n = 0;
+	buf->cap = 0;
+}
+
+void
+iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES])
+{
+	uint64		i;
+	int			t;
+
+	for (t = 0; t < ISO_EDGE_NTYPES; t++)
+		counts[t] = 0;
+	for (i = 0; i < graph->n_edges; i++)
+	{
+		if (graph->edges[i].type < ISO_EDGE_NTYPES)
+			counts[graph->edges[i].type]++;
+		if ((i & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+}
+
+const char *
+iso_edge_type_name(IsoEdgeType type)
+{
+	switch (type)
+	{
+		case ISO_EDGE_WW:
+			return "ww";
+		case ISO_EDGE_WR:
+			return "wr";
+		case ISO_EDGE_RW:
+			return "rw";
+		case ISO_EDGE_SO:
+			return "so";
+		case ISO_EDGE_RT:
+			return "rt";
+		case ISO_EDGE_NTYPES:
+			break;
+	}
+	return "?";
+}

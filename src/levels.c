@@ -1,0 +1,143 @@
+/*
+ * levels.c
+ *	  Isolation level and cycle kind names, and the per-level table that
+ *	  iso_find_cycles works from (docs/semantics.md, "Levels").
+ */
+#include "port.h"
+#include "cycle.h"
+
+#define BIT_WW		ISO_EDGE_BIT(ISO_EDGE_WW)
+#define BIT_WR		ISO_EDGE_BIT(ISO_EDGE_WR)
+#define BIT_RW		ISO_EDGE_BIT(ISO_EDGE_RW)
+#define BIT_SO		ISO_EDGE_BIT(ISO_EDGE_SO)
+#define BIT_RT		ISO_EDGE_BIT(ISO_EDGE_RT)
+
+#define K_G0		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G0)
+#define K_G1C		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G1C)
+#define K_LU		ISO_CYCLE_KIND_BIT(ISO_CYCLE_LOST_UPDATE)
+#define K_GS		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_SINGLE)
+#define K_GN		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_NONADJACENT)
+#define K_G2		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G2_ITEM)
+
+/* Indexed by IsoLevel; keep in enum order. */
+static const IsoLevelInfo level_table[ISO_LEVEL_COUNT] = {
+	/* pl-1: G0, cycles of ww only */
+	{"pl-1", BIT_WW, BIT_WW, ISO_CHECK_ACYCLIC, K_G0},
+	/* pl-2: G0, G1c, cycles of ww|wr */
+	{"pl-2", BIT_WW | BIT_WR, BIT_WW | BIT_WR, ISO_CHECK_ACYCLIC, K_G0 | K_G1C},
+	/* pl-2.99: every cycle of ww|wr|rw (item cycles; no predicates here) */
+	{"pl-2.99", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
+	ISO_CYCLE_KINDS_ALL},
+	/* psi: D cycles and cycles with exactly one rw */
+	{"psi", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_PSI,
+	K_G0 | K_G1C | K_LU | K_GS},
+	/* si: (D ; rw?) acyclic */
+	{"si", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_SI,
+	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	/* ser: every cycle */
+	{"ser", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
+	ISO_CYCLE_KINDS_ALL},
+	/* strong-session-si: si with so in D */
+	{"strong-session-si", BIT_WW | BIT_WR | BIT_SO,
+		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_SI,
+	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	/* strong-session-serializable: ser with so in D */
+	{"strong-session-serializable", BIT_WW | BIT_WR | BIT_SO,
+		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_ACYCLIC,
+	ISO_CYCLE_KINDS_ALL},
+	/* strict-serializable: ser with so and rt in D */
+	{"strict-serializable", BIT_WW | BIT_WR | BIT_SO | BIT_RT,
+		BIT_WW | BIT_WR | BIT_RW | BIT_SO | BIT_RT, ISO_CHECK_ACYCLIC,
+	ISO_CYCLE_KINDS_ALL},
+};
+
+static const struct
+{
+	const char *alias;
+	IsoLevel	level;
+}			level_aliases[] = {
+	{"read-uncommitted", ISO_LEVEL_PL1},
+	{"read-committed", ISO_LEVEL_PL2},
+	{"repeatable-read", ISO_LEVEL_PL299},
+	{"parallel-snapshot-isolation", ISO_LEVEL_PSI},
+	{"snapshot-isolation", ISO_LEVEL_SI},
+	{"serializable", ISO_LEVEL_SER},
+	{"pl-3", ISO_LEVEL_SER},
+};
+
+static const char *const kind_names[ISO_CYCLE_KIND_COUNT] = {
+	"G0", "G1c", "lost-update", "G-single", "G-nonadjacent", "G2-item"
+};
+
+const IsoLevelInfo *
+iso_level_info(IsoLevel level)
+{
+	if ((int) level < 0 || level >= ISO_LEVEL_COUNT)
+		return NULL;
+	return &level_table[level];
+}
+
+const char *
+iso_level_name(IsoLevel level)
+{
+	if ((int) level < 0 || level >= ISO_LEVEL_COUNT)
+		return "unknown";
+	return level_table[level].name;
+}
+
+/*
+ * ASCII case-insensitive equality; '_' in the input counts as '-'
+ * ("read_committed" is accepted too).
+ */
+static bool
+level_name_eq(const char *input, const char *canon)
+{
+	for (;;)
+	{
+		char		a = *input++;
+		char		b = *canon++;
+
+		if (a >= 'A' && a <= 'Z')
+			a = (char) (a - 'A' + 'a');
+		if (a == '_')
+			a = '-';
+		if (a != b)
+			return false;
+		if (a == '\0')
+			return true;
+	}
+}
+
+bool
+iso_level_parse(const char *name, IsoLevel *level)
+{
+	int			i;
+
+	if (name == NULL)
+		return false;
+	for (i = 0; i < (int) ISO_LEVEL_COUNT; i++)
+	{
+		if (level_name_eq(name, level_table[i].name))
+		{
+			*level = (IsoLevel) i;
+			return true;
+		}
+	}
+	for (i = 0; i < (int) (sizeof(level_aliases) / sizeof(level_aliases[0])); i++)
+	{
+		if (level_name_eq(name, level_aliases[i].alias))
+		{
+			*level = level_aliases[i].level;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *
+iso_cycle_kind_name(IsoCycleKind kind)
+{
+	if ((int) kind < 0 || kind >= ISO_CYCLE_KIND_COUNT)
+		return "unknown";
+	return kind_names[kind];
+}
