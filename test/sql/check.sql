@@ -1,0 +1,81 @@
+-- iso_check and iso_levels: level names, witnesses and explanations,
+-- all-histories mode, and a 100,000-transaction cycle.
+SET client_min_messages = warning;
+ALTER TABLE iso_history ALTER COLUMN history_id RESTART WITH 1;
+
+\set edn `cat test/data/register/long-fork.edn`
+SELECT iso_load_jepsen('long-fork', :'edn') AS fork \gset
+\set wal `cat test/data/register/long-fork.wal.jsonl`
+SELECT iso_load_versions(:fork, :'wal');
+\set edn `cat test/data/register/lost-update.edn`
+SELECT iso_load_jepsen('lost-update', :'edn') AS lost \gset
+\set wal `cat test/data/register/lost-update.wal.jsonl`
+SELECT iso_load_versions(:lost, :'wal');
+\set edn `cat test/data/list-append/arangodb-write-skew.edn`
+SELECT iso_load_jepsen('arangodb-write-skew', :'edn') AS skew \gset
+\set edn `cat test/data/register/g1a.edn`
+SELECT iso_load_jepsen('g1a', :'edn') AS g1a \gset
+
+-- Witnesses with their explanation, one level at a time.
+\x on
+SELECT * FROM iso_check('si', :fork);
+SELECT * FROM iso_check('psi', :lost);
+SELECT * FROM iso_check('serializable', :skew, 1);
+SELECT * FROM iso_check('read-committed', :g1a);
+\x off
+
+-- The same level under every alias, case-insensitive.
+SELECT alias, count(c.level) AS violations, min(c.level) AS canonical
+  FROM unnest(ARRAY['pl-1', 'read-uncommitted', 'PL-2', 'read-committed', 'pl-2.99',
+                    'Repeatable-Read', 'psi', 'parallel-snapshot-isolation', 'SI',
+                    'snapshot-isolation', 'ser', 'serializable', 'pl-3',
+                    'strict-serializable', 'strong-session-si',
+                    'strong-session-serializable']) AS alias
+  LEFT JOIN LATERAL iso_check(alias, :g1a) c ON true
+ GROUP BY alias ORDER BY canonical, alias;
+
+-- Every history at once, joined with the user's own metadata.
+UPDATE iso_history SET metadata = jsonb_build_object('build', name || '-build');
+SELECT h.metadata->>'build' AS build, c.anomaly, c.cycle, c.txns
+  FROM iso_check('ser') c JOIN iso_history h USING (history_id)
+ WHERE h.name <> 'arangodb-write-skew'
+ ORDER BY c.history_id, c.anomaly, c.cycle;
+SELECT count(*) AS write_skews FROM iso_check('ser', :skew, 100);
+
+-- iso_levels, with the strongest level that holds
+SELECT * FROM iso_levels(:skew);
+SELECT * FROM iso_levels(:g1a);
+
+-- A register history without version order says what it cannot see.
+SELECT iso_load_jepsen('no-order', $$
+{:type :ok, :value [[:w 1 1]]}
+{:type :ok, :value [[:w 1 2]]}
+{:type :ok, :value [[:r 1 1]]}
+$$) AS noorder \gset
+SELECT * FROM iso_levels(:noorder);
+
+-- Errors.
+SELECT * FROM iso_check('snapshot', :fork);
+SELECT * FROM iso_check(NULL, :fork);
+SELECT * FROM iso_check('si', :fork, 0);
+SELECT * FROM iso_check('si', -1);
+SELECT * FROM iso_levels(-1);
+
+-- An empty history and a single transaction hold every level.
+SELECT level, holds FROM iso_levels(iso_load_jepsen('empty', '', 'list-append'));
+SELECT bool_and(holds) FROM iso_levels(iso_load_jepsen('single', '{:type :ok, :value [[:append 1 1] [:r 1 [1]]]}'));
+
+-- A 100,000-transaction chain of ww edges that closes into one cycle:
+-- T0 appends 0 to k0; Ti appends to k(i-1) and ki; the last txn's key is
+-- appended to before T0's by a final read order, closing the chain.
+SELECT string_agg(format('{:type :ok, :value [[:append %s %s] [:append %s %s]]}',
+                         i, 1, (i + 1) % 100000, 2), E'\n') AS edn
+  FROM generate_series(0, 99999) i \gset
+SELECT iso_load_jepsen('chain', :'edn' || E'\n' ||
+  (SELECT string_agg(format('{:type :ok, :value [[:r %s [2 1]]]}', i), E'\n')
+     FROM generate_series(0, 99999) i)) AS chain \gset
+SELECT vertices, ww, sccs, largest_scc FROM iso_graph_stats(:chain);
+SELECT level, holds, violations FROM iso_levels(:chain);
+SELECT anomaly, cardinality(cycle) AS length FROM iso_check('pl-1', :chain);
+
+SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
