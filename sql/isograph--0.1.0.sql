@@ -221,3 +221,14 @@ LANGUAGE C STRICT STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_dot(bigint, bigint[]) IS
 'Graphviz DOT of the given transactions of a history and the dependency edges between them';
+
+CREATE FUNCTION @extschema@.iso_check_edges(level text, history_id bigint,
+	max_witnesses integer DEFAULT NULL,
+	OUT history_id bigint, OUT level text, OUT anomaly text,
+	OUT cycle bigint[], OUT edge_types text[], OUT keys text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_check_edges'
+LANGUAGE C STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_check_edges(text, bigint, integer) IS
+'the cycle checks of a level over the edges stored in iso_edge (materialized or imported)';

@@ -1109,15 +1109,16 @@ lex(Parser *P, Tok *t)
 					t->kind = (d == '#') ? TK_SYMBOL : TK_TAG;
 					t->stop = s;
 					if (d == '#' && s == p + 2)
-						break;	/* "##" alone: error below */
+						goto bad_dispatch;	/* "##" without a name */
 					if (d == '#' && (!delim_ok(P, s) && !lex_check_delim(P, t, s, "symbolic value")))
 						return false;
 					P->p = s;
 					return true;
 				}
 			}
+	bad_dispatch:
 			lex_error(P, ISO_PARSE_SYNTAX, t->line, "unexpected character sequence %s, expected a value",
-					  quote_text(q, p, p + 2 <= end ? p + 2 : end));
+					  quote_text(q, p, (end - p >= 2) ? p + 2 : end));
 			set_detail(P->err, "A '#' must start a set #{...}, a discard #_ or a tagged literal such as #inst.");
 			set_hint(P->err, "Check that the file is EDN as written by Jepsen.");
 			return false;

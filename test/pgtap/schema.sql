@@ -1,7 +1,7 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(49);
+SELECT plan(50);
 
 SELECT has_table('iso_history');
 SELECT has_table('iso_event');
@@ -64,6 +64,7 @@ SELECT has_function('iso_anomalies', ARRAY['bigint']);
 SELECT has_function('iso_check', ARRAY['text', 'bigint', 'integer']);
 SELECT has_function('iso_levels', ARRAY['bigint']);
 SELECT has_function('iso_dot', ARRAY['bigint', 'bigint[]']);
+SELECT has_function('iso_check_edges', ARRAY['text', 'bigint', 'integer']);
 
 -- pg_dump keeps user rows of every table
 SELECT set_eq(

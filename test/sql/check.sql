@@ -78,4 +78,30 @@ SELECT vertices, ww, sccs, largest_scc FROM iso_graph_stats(:chain);
 SELECT level, holds, violations FROM iso_levels(:chain);
 SELECT anomaly, cardinality(cycle) AS length FROM iso_check('pl-1', :chain);
 
+-- The same verdicts over materialized edges (iso_check_edges) as over the
+-- in-memory graph (iso_check), for every hand-made history.
+\set edn `cat test/data/register/g0.edn`
+SELECT iso_load_jepsen('g0', :'edn') AS g0 \gset
+\set wal `cat test/data/register/g0.wal.jsonl`
+SELECT iso_load_versions(:g0, :'wal');
+SELECT iso_load_jepsen('session-cycle', $$
+{:type :ok, :value [[:append 1 1]], :process 0, :index 1}
+{:type :ok, :value [[:r 1 []]], :process 0, :index 3}
+{:type :ok, :value [[:r 1 [1]]], :process 1, :index 5}
+$$) AS sess \gset
+SELECT sum(iso_materialize_graph(history_id)) > 0 AS materialized FROM iso_history;
+SELECT h.name, l.level,
+       EXISTS (SELECT 1 FROM iso_check(l.level, h.history_id) c WHERE cardinality(c.cycle) > 0) AS in_memory,
+       EXISTS (SELECT 1 FROM iso_check_edges(l.level, h.history_id)) AS materialized
+  FROM iso_history h, iso_levels(h.history_id) l
+ WHERE EXISTS (SELECT 1 FROM iso_check(l.level, h.history_id) c WHERE cardinality(c.cycle) > 0)
+    <> EXISTS (SELECT 1 FROM iso_check_edges(l.level, h.history_id));
+SELECT * FROM iso_check_edges('pl-1', :g0);
+SELECT * FROM iso_check_edges('strong-session-si', :sess);
+-- edges imported from another tool
+INSERT INTO iso_history (name, workload) VALUES ('imported', 'list-append') RETURNING history_id AS imp \gset
+INSERT INTO iso_edge (history_id, from_txn, to_txn, type, key) VALUES
+  (:imp, 10, 20, 'rw', 'x'), (:imp, 20, 30, 'wr', 'y'), (:imp, 30, 40, 'rw', 'z'), (:imp, 40, 10, 'wr', 'w');
+SELECT * FROM iso_check_edges('si', :imp);
+SELECT * FROM iso_check_edges('psi', :imp);
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
