@@ -24,6 +24,11 @@ SELECT * FROM iso_check('serializable', :skew, 1);
 SELECT * FROM iso_check('read-committed', :g1a);
 \x off
 
+-- Graphviz DOT of a witness: the transactions with their micro-ops, typed edges.
+SELECT iso_dot(:fork, cycle) FROM iso_check('si', :fork);
+SELECT iso_dot(:fork, '{}');
+SELECT iso_dot(:fork, '{0,99}');
+
 -- The same level under every alias, case-insensitive.
 SELECT alias, count(c.level) AS violations, min(c.level) AS canonical
   FROM unnest(ARRAY['pl-1', 'read-uncommitted', 'PL-2', 'read-committed', 'pl-2.99',
