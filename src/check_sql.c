@@ -187,8 +187,8 @@ put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a
 
 /*
  * Check one level on a built history.  Writes rows to store when given and
- * returns the number of violations: every forbidden non-cycle anomaly plus
- * every witness cycle found.
+ * returns their number: the forbidden non-cycle anomalies and the witness
+ * cycles, at most max_witnesses of each kind (iso_anomalies lists all).
  */
 static int64
 check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
@@ -205,10 +205,10 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 	{
 		const IsoAnomaly *a = &build->inf.anomalies[i];
 
-		if (!level_forbids(level, a->kind))
+		if (!level_forbids(level, a->kind) || shown[a->kind]++ >= max_witnesses)
 			continue;
 		violations++;
-		if (store && shown[a->kind]++ < max_witnesses)
+		if (store)
 			put_anomaly_check_row(build, level, a, store, desc);
 	}
 
