@@ -19,6 +19,18 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# The libpq client, isograph-record (client/), builds and installs with us.
+.PHONY: client client-install client-clean
+all: client
+install: client-install
+clean: client-clean
+client:
+	$(MAKE) -C client
+client-install:
+	$(MAKE) -C client install
+client-clean:
+	$(MAKE) -C client clean
+
 # Standalone checks of the C cores (no server needed).
 .PHONY: unit fuzz sanitize
 unit:

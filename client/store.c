@@ -1,0 +1,364 @@
+/*
+ * store.c: store a recorded history in isograph's tables on the store
+ * database, in one transaction: INSERT INTO iso_history ... RETURNING
+ * history_id, then COPY iso_event FROM STDIN (FORMAT csv), then (register
+ * runs) COPY iso_version.  Also prints iso_levels for --check.
+ */
+#include "record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+PGconn *
+store_connect(const Options *o, char *schema, size_t schemalen)
+{
+	char		err[512];
+	PGconn	   *c = connect_db(o->store, "isograph-record-store", err, sizeof(err));
+	PGresult   *r;
+	char	   *q;
+
+	if (!c)
+	{
+		errmsg_out("cannot connect to the %s database: %s",
+				   o->store_is_target ? "target (and store)" : "store", err);
+		return NULL;
+	}
+	r = PQexec(c, "SELECT n.nspname FROM pg_catalog.pg_extension e "
+			   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+			   "WHERE e.extname = 'isograph'");
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	{
+		errmsg_out("cannot query the store database: %s", PQerrorMessage(c));
+		PQclear(r);
+		PQfinish(c);
+		return NULL;
+	}
+	if (PQntuples(r) != 1)
+	{
+		errmsg_out("the store database \"%s\" has no isograph extension "
+				   "(run CREATE EXTENSION isograph there)", PQdb(c));
+		PQclear(r);
+		PQfinish(c);
+		return NULL;
+	}
+	q = PQescapeIdentifier(c, PQgetvalue(r, 0, 0), strlen(PQgetvalue(r, 0, 0)));
+	snprintf(schema, schemalen, "%s", q);
+	PQfreemem(q);
+	PQclear(r);
+	return c;
+}
+
+bool
+store_name_free(PGconn *c, const char *schema, const char *name)
+{
+	char		sql[512];
+	const char *params[1] = {name};
+	PGresult   *r;
+	bool		free_;
+
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM %s.iso_history WHERE name = $1", schema);
+	r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	{
+		errmsg_out("cannot read iso_history on the store: %s", PQerrorMessage(c));
+		PQclear(r);
+		return false;
+	}
+	free_ = PQntuples(r) == 0;
+	PQclear(r);
+	if (!free_)
+		errmsg_out("a history named \"%s\" already exists in the store "
+				   "(choose another --name or run SELECT iso_delete_history(...))", name);
+	return free_;
+}
+
+/* COPY data buffer */
+typedef struct CopyBuf
+{
+	PGconn	   *c;
+	char	   *buf;
+	size_t		len;
+	size_t		cap;
+	bool		ok;
+} CopyBuf;
+
+static void
+cb_flush(CopyBuf *b)
+{
+	if (b->ok && b->len > 0 && PQputCopyData(b->c, b->buf, (int) b->len) != 1)
+		b->ok = false;
+	b->len = 0;
+}
+
+static void
+cb_put(CopyBuf *b, const char *s, size_t n)
+{
+	if (b->len + n > b->cap)
+	{
+		cb_flush(b);
+		if (n > b->cap)
+		{
+			b->cap = n * 2;
+			b->buf = xrealloc(b->buf, b->cap);
+		}
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+}
+
+static void
+cb_str(CopyBuf *b, const char *s)
+{
+	cb_put(b, s, strlen(s));
+}
+
+static void
+cb_int(CopyBuf *b, long long v)
+{
+	char		t[24];
+	int			n = snprintf(t, sizeof(t), "%lld", v);
+
+	cb_put(b, t, (size_t) n);
+}
+
+static bool
+copy_begin(PGconn *c, const char *sql)
+{
+	PGresult   *r = PQexec(c, sql);
+	bool		ok = PQresultStatus(r) == PGRES_COPY_IN;
+
+	if (!ok)
+		errmsg_out("%s failed: %s", sql, PQerrorMessage(c));
+	PQclear(r);
+	return ok;
+}
+
+static bool
+copy_end(CopyBuf *b, const char *what)
+{
+	PGresult   *r;
+	bool		ok;
+
+	cb_flush(b);
+	if (PQputCopyEnd(b->c, b->ok ? NULL : "client error") != 1)
+		b->ok = false;
+	r = PQgetResult(b->c);
+	ok = b->ok && PQresultStatus(r) == PGRES_COMMAND_OK;
+	if (!ok)
+		errmsg_out("COPY %s failed: %s", what, PQerrorMessage(b->c));
+	PQclear(r);
+	while ((r = PQgetResult(b->c)) != NULL)
+		PQclear(r);
+	return ok;
+}
+
+static const char *
+status_name(TxnStatus s)
+{
+	return s == ST_OK ? "ok" : s == ST_FAIL ? "fail" : "info";
+}
+
+static void
+abort_store(PGconn *c)
+{
+	PQclear(PQexec(c, "ROLLBACK"));
+}
+
+int64_t
+store_history(PGconn *c, const char *schema, const Options *o, History *h,
+			  Workload *w, const char *metadata)
+{
+	char		sql[1024];
+	const char *params[4];
+	PGresult   *r;
+	int64_t		id;
+	char		idbuf[24];
+	CopyBuf		b = {c, NULL, 0, 1 << 16, true};
+
+	r = PQexec(c, "BEGIN");
+	PQclear(r);
+	snprintf(sql, sizeof(sql),
+			 "INSERT INTO %s.iso_history (name, workload, source, metadata) "
+			 "VALUES ($1, $2, 'isograph-record', $3::jsonb) RETURNING history_id", schema);
+	params[0] = o->name;
+	params[1] = o->workload == WL_LIST_APPEND ? "list-append" : "rw-register";
+	params[2] = metadata;
+	r = PQexecParams(c, sql, 3, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	{
+		errmsg_out("cannot insert into iso_history: %s", PQerrorMessage(c));
+		PQclear(r);
+		abort_store(c);
+		return -1;
+	}
+	id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long) id);
+	PQclear(r);
+
+	snprintf(sql, sizeof(sql),
+			 "COPY %s.iso_event (history_id, txn_id, process, status, invoke_time, "
+			 "complete_time, pos, op, key, value, read_value, read_list) "
+			 "FROM STDIN (FORMAT csv)", schema);
+	if (!copy_begin(c, sql))
+	{
+		abort_store(c);
+		return -1;
+	}
+	b.buf = xmalloc(b.cap);
+	for (size_t i = 0; i < h->nevents; i++)
+	{
+		Txn		   *t = h->events[i].txn;
+
+		if (!h->events[i].completion)
+			continue;
+		for (int j = 0; j < t->nops; j++)
+		{
+			Op		   *op = &t->ops[j];
+
+			cb_str(&b, idbuf);
+			cb_str(&b, ",");
+			cb_int(&b, t->complete_index);
+			cb_str(&b, ",");
+			cb_int(&b, t->process);
+			cb_str(&b, ",");
+			cb_str(&b, status_name(t->status));
+			cb_str(&b, ",");
+			cb_int(&b, t->invoke_time);
+			cb_str(&b, ",");
+			cb_int(&b, t->complete_time);
+			cb_str(&b, ",");
+			cb_int(&b, j);
+			cb_str(&b, op->type == OP_R ? ",r," : op->type == OP_W ? ",w," : ",append,");
+			cb_int(&b, op->key);
+			cb_str(&b, ",");
+			if (op->type != OP_R)
+				cb_int(&b, op->value);
+			cb_str(&b, ",");
+			/* read_value (register) */
+			if (op->type == OP_R && op->has_read && !op->read_nil &&
+				o->workload == WL_RW_REGISTER)
+				cb_int(&b, op->read_val);
+			cb_str(&b, ",");
+			/* read_list (list-append) */
+			if (op->type == OP_R && op->has_read && !op->read_nil &&
+				o->workload == WL_LIST_APPEND)
+			{
+				cb_str(&b, "\"{");
+				for (int k = 0; k < op->read_len; k++)
+				{
+					if (k)
+						cb_str(&b, ",");
+					cb_int(&b, op->read_list[k]);
+				}
+				cb_str(&b, "}\"");
+			}
+			cb_str(&b, "\n");
+		}
+	}
+	if (!copy_end(&b, "iso_event"))
+	{
+		free(b.buf);
+		abort_store(c);
+		return -1;
+	}
+
+	if (o->workload == WL_RW_REGISTER && w != NULL)
+	{
+		int64_t    *ks,
+				   *vs;
+		int		   *ps;
+		size_t		n = workload_versions(w, h, &ks, &vs, &ps);
+
+		snprintf(sql, sizeof(sql),
+				 "COPY %s.iso_version (history_id, key, position, value) FROM STDIN (FORMAT csv)",
+				 schema);
+		if (!copy_begin(c, sql))
+		{
+			free(b.buf);
+			abort_store(c);
+			return -1;
+		}
+		b.ok = true;
+		for (size_t i = 0; i < n; i++)
+		{
+			cb_str(&b, idbuf);
+			cb_str(&b, ",");
+			cb_int(&b, ks[i]);
+			cb_str(&b, ",");
+			cb_int(&b, ps[i]);
+			cb_str(&b, ",");
+			cb_int(&b, vs[i]);
+			cb_str(&b, "\n");
+		}
+		free(ks);
+		free(vs);
+		free(ps);
+		if (!copy_end(&b, "iso_version"))
+		{
+			free(b.buf);
+			abort_store(c);
+			return -1;
+		}
+	}
+	free(b.buf);
+	r = PQexec(c, "COMMIT");
+	if (PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(r), "COMMIT") != 0)
+	{
+		errmsg_out("cannot commit the stored history: %s", PQerrorMessage(c));
+		PQclear(r);
+		return -1;
+	}
+	PQclear(r);
+	return id;
+}
+
+bool
+store_print_levels(PGconn *c, const char *schema, int64_t id, FILE *out)
+{
+	char		sql[512];
+	char		idbuf[24];
+	const char *params[1] = {idbuf};
+	PGresult   *r;
+	int			w[5] = {0};
+	const char *hdr[5] = {"level", "holds", "violations", "strongest", "note"};
+	int			nt;
+
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long) id);
+	snprintf(sql, sizeof(sql),
+			 "SELECT level, CASE WHEN holds THEN 'yes' ELSE 'NO' END, violations, "
+			 "CASE WHEN strongest THEN 'strongest' ELSE '' END, coalesce(note, '') "
+			 "FROM %s.iso_levels($1::bigint)", schema);
+	r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	{
+		errmsg_out("iso_levels(%s) failed: %s", idbuf, PQerrorMessage(c));
+		PQclear(r);
+		return false;
+	}
+	nt = PQntuples(r);
+	for (int j = 0; j < 5; j++)
+	{
+		w[j] = (int) strlen(hdr[j]);
+		for (int i = 0; i < nt; i++)
+			if ((int) strlen(PQgetvalue(r, i, j)) > w[j])
+				w[j] = (int) strlen(PQgetvalue(r, i, j));
+	}
+	for (int j = 0; j < 5; j++)
+		fprintf(out, "%s%-*s", j ? "  " : " ", j < 4 ? w[j] : 0, hdr[j]);
+	fputc('\n', out);
+	for (int j = 0; j < 5; j++)
+	{
+		fputs(j ? "  " : " ", out);
+		for (int k = 0; k < (j < 4 ? w[j] : (int) strlen(hdr[4])); k++)
+			fputc('-', out);
+	}
+	fputc('\n', out);
+	for (int i = 0; i < nt; i++)
+	{
+		for (int j = 0; j < 5; j++)
+			fprintf(out, "%s%-*s", j ? "  " : " ", j < 4 ? w[j] : 0, PQgetvalue(r, i, j));
+		fputc('\n', out);
+	}
+	PQclear(r);
+	return true;
+}
