@@ -11,7 +11,9 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/array.h"
+#include "tcop/dest.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "check.h"
@@ -68,14 +70,12 @@ event_kind(IsoWorkload workload, int64 txn_id, int32 pos, const char *op,
 	return ISO_OP_WRITE;
 }
 
-/* Add one iso_event row (SPI tuple) to the history. */
+/* Add one iso_event row (the 11 columns of the query below) to the history. */
 static void
-add_event_row(IsoHistory *h, HeapTuple tup, TupleDesc desc, int64 *last_txn,
+add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn,
 			  MemoryContext build_cxt)
 {
 	MemoryContext temp_cxt = CurrentMemoryContext;
-	bool		isnull[11];
-	Datum		d[11];
 	int			i;
 	int64		txn_id;
 	int32		pos;
@@ -87,8 +87,6 @@ add_event_row(IsoHistory *h, HeapTuple tup, TupleDesc desc, int64 *last_txn,
 	IsoSlice	key;
 	IsoSlice	value;
 
-	for (i = 0; i < 11; i++)
-		d[i] = SPI_getbinval(tup, desc, i + 1, &isnull[i]);
 	txn_id = DatumGetInt64(d[0]);
 	pos = DatumGetInt32(d[5]);
 	status_s = TextDatumGetCString(d[2]);
@@ -162,57 +160,114 @@ add_event_row(IsoHistory *h, HeapTuple tup, TupleDesc desc, int64 *last_txn,
 }
 
 /*
+ * The events arrive through a DestReceiver straight from the executor: no
+ * copy of each row into an SPI tuple table and one deforming per row.
+ */
+typedef struct EventReceiver
+{
+	DestReceiver pub;
+	IsoHistory *h;
+	int64		last_txn;
+	uint64		rows;
+	MemoryContext build_cxt;
+	MemoryContext batch_cxt;	/* temporaries of a batch of rows */
+} EventReceiver;
+
+static bool
+event_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	EventReceiver *r = (EventReceiver *) self;
+	MemoryContext old;
+
+	slot_getallattrs(slot);
+	/* strings are copied into h's tables; temporaries die per batch */
+	old = MemoryContextSwitchTo(r->batch_cxt);
+	add_event_row(r->h, slot->tts_values, slot->tts_isnull, &r->last_txn,
+				  r->build_cxt);
+	MemoryContextSwitchTo(old);
+	if (++r->rows % FETCH_BATCH == 0)
+	{
+		MemoryContextReset(r->batch_cxt);
+		iso_check_memory(r->build_cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return true;
+}
+
+static void
+event_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+event_shutdown(DestReceiver *self)
+{
+}
+
+static void
+event_destroy(DestReceiver *self)
+{
+}
+
+/*
  * Read history_id's events into h, allocating in build_cxt.  The caller has
  * checked that the history exists.
+ *
+ * The query runs with enable_sort and jit off (in a GUC nest level of its
+ * own, like a function's SET clause): the primary key (history_id, txn_id,
+ * pos) delivers the rows in order, which beats sorting millions of rows,
+ * and compiling the scan costs more than it saves.
  */
 void
 iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 				 MemoryContext build_cxt)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
-	MemoryContext batch_cxt;
 	MemoryContext old;
-	Portal		portal;
-	int64		last_txn = 0;
+	EventReceiver receiver;
+	SPIExecuteOptions options;
+	int			guc_level;
+	int			ret;
 	char	   *sql;
 
 	old = MemoryContextSwitchTo(build_cxt);
 	iso_history_init(h, workload);
 	MemoryContextSwitchTo(old);
 
-	batch_cxt = AllocSetContextCreate(build_cxt, "isograph read batch",
-									  ALLOCSET_DEFAULT_SIZES);
-	args[0] = Int64GetDatum(history_id);
+	memset(&receiver, 0, sizeof(receiver));
+	receiver.pub.receiveSlot = event_receive;
+	receiver.pub.rStartup = event_startup;
+	receiver.pub.rShutdown = event_shutdown;
+	receiver.pub.rDestroy = event_destroy;
+	receiver.pub.mydest = DestNone;
+	receiver.h = h;
+	receiver.build_cxt = build_cxt;
+	receiver.batch_cxt = AllocSetContextCreate(build_cxt, "isograph read batch",
+											   ALLOCSET_DEFAULT_SIZES);
+
+	memset(&options, 0, sizeof(options));
+	options.read_only = true;
+	options.dest = &receiver.pub;
+
+	guc_level = NewGUCNestLevel();
+	(void) set_config_option("enable_sort", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+
 	SPI_connect();
 	sql = psprintf("SELECT txn_id, process, status, invoke_time, complete_time, pos, "
 				   "op, key, value, read_value, read_list FROM %s "
-				   "WHERE history_id OPERATOR(pg_catalog.=) $1 ORDER BY txn_id, pos",
-				   iso_qualified_table_name(ISO_TABLE_EVENT));
-	portal = SPI_cursor_open_with_args(NULL, sql, 1, argtypes, args, NULL, true, 0);
-	for (;;)
-	{
-		uint64		i;
-
-		SPI_cursor_fetch(portal, true, FETCH_BATCH);
-		if (SPI_processed == 0)
-			break;
-		for (i = 0; i < SPI_processed; i++)
-		{
-			/* strings are copied into h's tables; temporaries die per batch */
-			old = MemoryContextSwitchTo(batch_cxt);
-			add_event_row(h, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &last_txn,
-						  build_cxt);
-			MemoryContextSwitchTo(old);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		MemoryContextReset(batch_cxt);
-		iso_check_memory(build_cxt);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
+				   "WHERE history_id OPERATOR(pg_catalog.=) '%lld'::pg_catalog.int8 "
+				   "ORDER BY txn_id, pos",
+				   iso_qualified_table_name(ISO_TABLE_EVENT), (long long) history_id);
+	ret = SPI_execute_extended(sql, &options);
+	/* with a DestReceiver of ours, SPI reports a SELECT as SPI_OK_UTILITY */
+	if (ret < 0)
+		elog(ERROR, "reading iso_event failed: %s", SPI_result_code_string(ret));
 	SPI_finish();
-	MemoryContextDelete(batch_cxt);
+	AtEOXact_GUC(true, guc_level);
+	MemoryContextDelete(receiver.batch_cxt);
+	iso_check_memory(build_cxt);
 }
 
 /*

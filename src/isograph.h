@@ -63,6 +63,11 @@ typedef struct IsoTableWriter
 	TupleTableSlot *slot;
 	CommandId	cid;
 	int64		rows;
+	/* rows buffered for table_multi_insert (writer.c) */
+	TupleTableSlot **batch;
+	int			nbatch;
+	struct BulkInsertStateData *bistate;
+	MemoryContext batch_cxt;
 } IsoTableWriter;
 
 extern void iso_writer_open(IsoTableWriter *writer, IsoTable table);

@@ -103,8 +103,8 @@ ref_classify(const IsoGraph *g, const uint64 *cy, uint32 len, bool *so, bool *rt
 	}
 	if (nrw == 0)
 		return nwr == 0 ? ISO_CYCLE_G0 : ISO_CYCLE_G1C;
-	if (nrw == 1)
-		return onekey ? ISO_CYCLE_LOST_UPDATE : ISO_CYCLE_G_SINGLE;
+	if (nrw == 1)	/* so/rt edges carry no key: not a one-key cycle */
+		return (onekey && !*so && !*rt) ? ISO_CYCLE_LOST_UPDATE : ISO_CYCLE_G_SINGLE;
 	return adj ? ISO_CYCLE_G2_ITEM : ISO_CYCLE_G_NONADJACENT;
 }
 
@@ -519,7 +519,7 @@ test_hand_cases(void)
 	check_case("G1c only through so", 3, so_wr, NE(so_wr), "......VVV",
 			   ISO_LEVEL_STRONG_SESSION_SI, ISO_CYCLE_G1C, 1, 0);
 	check_case("G-single only through so", 2, so_single, NE(so_single), "......VVV",
-			   ISO_LEVEL_STRONG_SESSION_SI, ISO_CYCLE_LOST_UPDATE, 1, 0);
+			   ISO_LEVEL_STRONG_SESSION_SI, ISO_CYCLE_G_SINGLE, 1, 0);
 	check_case("G-nonadjacent only through so", 4, so_fork, NE(so_fork), "......VVV",
 			   ISO_LEVEL_STRONG_SESSION_SI, ISO_CYCLE_G_NONADJACENT, 1, 0);
 	check_case("G0 only through rt", 2, rt_only, NE(rt_only), "........V",
@@ -589,8 +589,8 @@ test_hand_cases(void)
 		cy[0] = 0;
 		cy[1] = 2;
 		cy[2] = 3;
-		ok(iso_classify_cycle(&g, cy, 3, &so, &rt) == ISO_CYCLE_LOST_UPDATE && so && rt,
-		   "rw + so + rt: lost-update (so/rt carry no key), uses both");
+		ok(iso_classify_cycle(&g, cy, 3, &so, &rt) == ISO_CYCLE_G_SINGLE && so && rt,
+		   "rw + so + rt: G-single (so/rt carry no key, so not one key), uses both");
 		cy[0] = 0;
 		cy[1] = 1;
 		ok(iso_classify_cycle(&g, cy, 2, &so, &rt) == ISO_CYCLE_G_SINGLE && !so && !rt,

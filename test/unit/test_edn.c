@@ -573,6 +573,10 @@ test_syntax_errors(void)
 			  ISO_PARSE_SYNTAX, 1, 1, "invalid keyword");
 	check_err("bad dispatch", "{:type :ok, :x #!foo}", UNK,
 			  ISO_PARSE_SYNTAX, 1, 1, "unexpected character sequence '#!'");
+	check_err("## without a name", "{:type :ok, :x ##}", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "unexpected character sequence '##'");
+	check_err("## at end of input", "{:type :ok, :x ##", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "unexpected character sequence '##'");
 	check_err("discard at end of input", "{:type :ok, :value []} #_", UNK,
 			  ISO_PARSE_SYNTAX, 2, 1, "unexpected end of input");
 	check_err("discard before closing bracket", "[{:type :ok, :value []} #_]", UNK,

@@ -1,0 +1,142 @@
+/*
+ * fuzz_edn.c
+ *	  libFuzzer harness for edn_parse_history() (standalone build).
+ *
+ * The input is parsed as is (not NUL-terminated, so ASan sees any
+ * over-read).  The expected workload is taken from the input length so all
+ * three modes get exercised.  The callback checks the EdnTxn invariants and
+ * reads every byte of every slice; on failure the error must be complete.
+ */
+#include "edn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+fail(const char *what)
+{
+	fprintf(stderr, "fuzz_edn invariant violated: %s\n", what);
+	abort();
+}
+
+static unsigned sink;
+
+static void
+touch(IsoSlice s, bool may_be_null)
+{
+	int32		i;
+
+	if (s.ptr == NULL)
+	{
+		if (!may_be_null)
+			fail("NULL slice");
+		if (s.len != 0)
+			fail("NULL slice with a length");
+		return;
+	}
+	if (s.len < 0)
+		fail("negative slice length");
+	for (i = 0; i < s.len; i++)
+	{
+		if (s.ptr[i] == '\0')
+			fail("NUL byte in a key or value");
+		sink += (unsigned char) s.ptr[i];
+	}
+}
+
+typedef struct State
+{
+	int			calls;
+	int			stop_at;
+} State;
+
+static bool
+check_txn(const EdnTxn *t, void *arg)
+{
+	State	   *st = arg;
+	int32		i,
+				j;
+
+	if (t->n_ops < 0 || (t->n_ops > 0 && t->ops == NULL))
+		fail("bad n_ops/ops");
+	if (t->record < 1 || t->line < 1)
+		fail("bad record/line");
+	if (t->status != ISO_STATUS_OK && t->status != ISO_STATUS_FAIL && t->status != ISO_STATUS_INFO)
+		fail("bad status");
+	for (i = 0; i < t->n_ops; i++)
+	{
+		const EdnOp *o = &t->ops[i];
+
+		touch(o->key, false);
+		switch (o->op)
+		{
+			case ISO_OP_WRITE:
+			case ISO_OP_APPEND:
+				touch(o->value, false);
+				if (o->read_value.ptr != NULL || o->list_len != -1)
+					fail("write with a read value");
+				break;
+			case ISO_OP_READ:
+				if (o->value.ptr != NULL)
+					fail("read with a written value");
+				touch(o->read_value, true);
+				if (o->list_len < -1)
+					fail("bad list_len");
+				if (o->list_len >= 0)
+				{
+					if (o->read_value.ptr != NULL || o->list == NULL)
+						fail("list read with a value or no list");
+					for (j = 0; j < o->list_len; j++)
+						touch(o->list[j], false);
+				}
+				break;
+			default:
+				fail("bad op kind");
+		}
+	}
+	st->calls++;
+	return st->calls != st->stop_at;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	EdnStats	stats;
+	IsoParseError err;
+	State		st;
+	bool		ok;
+
+	st.calls = 0;
+	st.stop_at = (size % 7 == 3) ? 2 : -1;	/* sometimes stop early */
+	ok = edn_parse_history((const char *) data, size, (IsoWorkload) (size % 3),
+						   check_txn, &st, &stats, &err);
+	if (ok)
+	{
+		if (err.kind != ISO_PARSE_OK)
+			fail("success with an error kind");
+		if (stats.txns != st.calls || stats.ok + stats.fail + stats.info != stats.txns)
+			fail("stats do not add up");
+		if (stats.skipped > stats.records)
+			fail("more skipped than records");
+		if (size % 3 != ISO_WORKLOAD_UNKNOWN && stats.workload != (IsoWorkload) (size % 3))
+			fail("workload differs from the expected one");
+	}
+	else if (err.kind == ISO_PARSE_OK)
+	{
+		if (st.calls != st.stop_at)
+			fail("failure without an error");
+	}
+	else
+	{
+		if (err.message[0] == '\0' || err.detail[0] == '\0' || err.hint[0] == '\0')
+			fail("error without message, detail or hint");
+		if (err.line < 1 || err.record < 0)
+			fail("error without a line");
+		if (memchr(err.message, '\0', sizeof(err.message)) == NULL)
+			fail("unterminated message");
+	}
+	return 0;
+}
