@@ -75,7 +75,8 @@ read_edges(int64 history_id, IsoGraph *graph, int64 **txn_ids, IsoStrTab *keys)
 	SPI_connect();
 	portal = SPI_cursor_open_with_args(NULL,
 									   psprintf("SELECT from_txn, to_txn, type, key FROM %s "
-												"WHERE history_id OPERATOR(pg_catalog.=) $1",
+												"WHERE history_id OPERATOR(pg_catalog.=) $1 "
+												"ORDER BY from_txn, to_txn, type",
 												iso_qualified_table_name(ISO_TABLE_EDGE)),
 									   1, argtypes, args, NULL, true, 0);
 	for (;;)
