@@ -192,7 +192,7 @@ put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a
  */
 static int64
 check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
-			Tuplestorestate *store, TupleDesc desc)
+			Tuplestorestate *store, TupleDesc desc, IsoSccCache *scc_cache)
 {
 	IsoCycleList cycles;
 	uint32		shown[ISO_ANOM_KIND_COUNT];
@@ -214,7 +214,8 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 
 	memset(&cycles, 0, sizeof(cycles));
 	old = MemoryContextSwitchTo(build->cxt);
-	if (iso_find_cycles(&build->inf.graph, level, max_witnesses, &cycles) &&
+	if (iso_find_cycles_cached(&build->inf.graph, level, max_witnesses, &cycles,
+							   scc_cache) &&
 		cycles.n == 0)
 		elog(ERROR, "cycle search found a violation of %s but no witness",
 			 iso_level_name(level));
@@ -269,7 +270,7 @@ iso_check(PG_FUNCTION_ARGS)
 		IsoBuild	build;
 
 		iso_build_open(&build, *(int64 *) lfirst(lc));
-		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc);
+		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
 		iso_build_close(&build);
 	}
 	return (Datum) 0;
@@ -322,13 +323,23 @@ iso_levels(PG_FUNCTION_ARGS)
 	int64		history_id = PG_GETARG_INT64(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	IsoBuild	build;
+	IsoSccCache *scc_cache;
+	MemoryContext old;
 	int64		violations[ISO_LEVEL_COUNT];
 	int			l;
 
 	InitMaterializedSRF(fcinfo, 0);
 	iso_build_open(&build, history_id);
+	/* the levels share most of their strongly connected components */
+	old = MemoryContextSwitchTo(build.cxt);
+	scc_cache = iso_scc_cache_create();
+	MemoryContextSwitchTo(old);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
-		violations[l] = check_level(&build, (IsoLevel) l, (uint32) iso_max_witnesses, NULL, NULL);
+	{
+		violations[l] = check_level(&build, (IsoLevel) l, (uint32) iso_max_witnesses,
+									NULL, NULL, scc_cache);
+		iso_check_memory(build.cxt);
+	}
 
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{

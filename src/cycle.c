@@ -95,7 +95,16 @@ typedef struct Sccs
 	uint32	   *mem;			/* states grouped by component */
 } Sccs;
 
-#define SCC_CACHE	12		/* at most 9 distinct (mask, layered) are used */
+#define SCC_CACHE	24		/* distinct (mask, layered) over all levels: < 16 */
+
+/* SCCs computed so far, by (mask, layered). */
+struct IsoSccCache
+{
+	Sccs		sccs[SCC_CACHE];
+	uint32		mask[SCC_CACHE];
+	bool		layered[SCC_CACHE];
+	int			n;
+};
 
 typedef struct Ctx
 {
@@ -119,11 +128,9 @@ typedef struct Ctx
 	uint64	   *best;			/* witness buffers, 2 * nstates + 4 each */
 	uint64	   *tmp;
 
-	/* SCCs computed so far, by (mask, layered); freed at the end */
-	Sccs		cache[SCC_CACHE];
-	uint32		cache_mask[SCC_CACHE];
-	bool		cache_layered[SCC_CACHE];
-	int			n_cache;
+	/* SCCs computed so far: the caller's cache, or our own (freed at the end) */
+	IsoSccCache *cache;
+	IsoSccCache own_cache;
 
 	uint64	   *rwin_start;		/* rw edges by target: V + 1 */
 	uint64	   *rwin;
@@ -366,18 +373,20 @@ sccs_get(Ctx *ctx, uint32 mask, bool layered)
 {
 	int			i;
 
+	IsoSccCache *cache = ctx->cache;
+
 	if (layered)
 		mask |= B_RW;
-	for (i = 0; i < ctx->n_cache; i++)
-		if (ctx->cache_mask[i] == mask && ctx->cache_layered[i] == layered)
-			return &ctx->cache[i];
-	if (ctx->n_cache == SCC_CACHE)
+	for (i = 0; i < cache->n; i++)
+		if (cache->mask[i] == mask && cache->layered[i] == layered)
+			return &cache->sccs[i];
+	if (cache->n == SCC_CACHE)
 		cycle_fail("internal error: SCC cache full");	/* pointers are held */
-	i = ctx->n_cache++;
-	sccs_build(ctx, mask, layered, &ctx->cache[i]);
-	ctx->cache_mask[i] = mask;
-	ctx->cache_layered[i] = layered;
-	return &ctx->cache[i];
+	i = cache->n++;
+	sccs_build(ctx, mask, layered, &cache->sccs[i]);
+	cache->mask[i] = mask;
+	cache->layered[i] = layered;
+	return &cache->sccs[i];
 }
 
 static inline uint32
@@ -1102,9 +1111,32 @@ run_pass(Ctx *ctx, uint32 dmask, bool psi_exhaustive, bool *psi_found)
 		search_g2(ctx, dmask);
 }
 
+IsoSccCache *
+iso_scc_cache_create(void)
+{
+	return (IsoSccCache *) iso_alloc0(sizeof(IsoSccCache));
+}
+
+void
+iso_scc_cache_free(IsoSccCache *cache)
+{
+	int			i;
+
+	for (i = 0; i < cache->n; i++)
+		sccs_free(&cache->sccs[i]);
+	iso_free(cache);
+}
+
 bool
 iso_find_cycles(const IsoGraph *graph, IsoLevel level, uint32 max_per_kind,
 				IsoCycleList *out)
+{
+	return iso_find_cycles_cached(graph, level, max_per_kind, out, NULL);
+}
+
+bool
+iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kind,
+					   IsoCycleList *out, IsoSccCache *cache)
 {
 	Ctx			ctx;
 	const IsoLevelInfo *li = iso_level_info(level);
@@ -1125,6 +1157,7 @@ iso_find_cycles(const IsoGraph *graph, IsoLevel level, uint32 max_per_kind,
 	ctx.li = li;
 	ctx.max_per_kind = max_per_kind;
 	ctx.out = out;
+	ctx.cache = cache ? cache : &ctx.own_cache;
 
 	ctx.level = sccs_get(&ctx, li->rel_mask, false);
 	ctx.covered = (uint8 *) iso_alloc0((Size) ctx.level->ncomp);
@@ -1188,8 +1221,9 @@ iso_find_cycles(const IsoGraph *graph, IsoLevel level, uint32 max_per_kind,
 			fallback(&ctx, si, li->d_mask | B_RW, true);
 	}
 
-	for (c = 0; c < (uint32) ctx.n_cache; c++)
-		sccs_free(&ctx.cache[c]);
+	if (cache == NULL)
+		for (c = 0; c < (uint32) ctx.own_cache.n; c++)
+			sccs_free(&ctx.own_cache.sccs[c]);
 	iso_free(ctx.covered);
 	iso_free(ctx.stamp);
 	iso_free(ctx.pedge);

@@ -67,6 +67,18 @@ typedef struct IsoCycleList
 extern bool iso_find_cycles(const IsoGraph *graph, IsoLevel level,
 							uint32 max_per_kind, IsoCycleList *out);
 
+/*
+ * The same, reusing the strongly connected components that earlier calls on
+ * the same graph computed (iso_levels checks every level on one graph).
+ * The cache belongs to one graph; free it before the graph.
+ */
+typedef struct IsoSccCache IsoSccCache;
+extern IsoSccCache *iso_scc_cache_create(void);
+extern void iso_scc_cache_free(IsoSccCache *cache);
+extern bool iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level,
+								   uint32 max_per_kind, IsoCycleList *out,
+								   IsoSccCache *cache);
+
 /* Iterative Tarjan: comp[v] = component id; returns the number of components. */
 extern uint32 iso_scc(const IsoGraph *graph, uint32 edge_mask, uint32 *comp);
 
