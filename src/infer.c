@@ -323,6 +323,9 @@ find_vertices(Builder *b)
 			out->n_info++;
 	}
 
+	/* only info transactions need proving; most histories have none */
+	if (out->n_info == 0)
+		n_work = 0;
 	while (n_work > 0)
 	{
 		const IsoTxn *txn = &h->txns[worklist[--n_work]];
@@ -1139,26 +1142,70 @@ cmp_vertex_session(const void *a, const void *b)
 	return x->txn_id < y->txn_id ? -1 : (x->txn_id > y->txn_id);
 }
 
-/* so: consecutive vertices of one process, in txn_id order. */
+/* Last vertex seen of each process: open addressing on the process id. */
+typedef struct ProcessSlot
+{
+	int64		process;
+	uint32		last;			/* vertex + 1; 0 = empty slot */
+} ProcessSlot;
+
+/*
+ * so: consecutive vertices of one process, in txn_id order.  Vertices are
+ * numbered in txn order, which is txn_id order when the history comes from
+ * iso_event; then one pass with a per-process "last vertex" table does it.
+ * Otherwise (standalone callers) sort first.
+ */
 static void
 add_session_edges(Builder *b)
 {
 	const IsoHistory *h = b->h;
 	IsoInference *out = b->out;
-	uint32	   *vs = iso_alloc(sizeof(uint32) * Max(out->n_vertices, 1));
+	uint32		nv = out->n_vertices;
+	uint32	   *vs = iso_alloc(sizeof(uint32) * Max(nv, 1));
 	uint32		n = 0;
+	uint32		nslots = 64;
+	ProcessSlot *slots;
+	bool		sorted = true;
 	uint32		v;
 
-	for (v = 0; v < out->n_vertices; v++)
-		if (h->txns[out->vertex_txn[v]].has_process)
-			vs[n++] = v;
-	sort_history = h;
-	sort_vertex_txn = out->vertex_txn;
-	qsort(vs, n, sizeof(uint32), cmp_vertex_session);
-	for (v = 0; v + 1 < n; v++)
-		if (h->txns[out->vertex_txn[vs[v]]].process ==
-			h->txns[out->vertex_txn[vs[v + 1]]].process)
-			add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+	for (v = 0; v < nv; v++)
+	{
+		if (!h->txns[out->vertex_txn[v]].has_process)
+			continue;
+		if (n > 0 && h->txns[out->vertex_txn[vs[n - 1]]].txn_id >
+			h->txns[out->vertex_txn[v]].txn_id)
+			sorted = false;
+		vs[n++] = v;
+	}
+	if (!sorted)
+	{
+		sort_history = h;
+		sort_vertex_txn = out->vertex_txn;
+		qsort(vs, n, sizeof(uint32), cmp_vertex_session);
+		for (v = 0; v + 1 < n; v++)
+			if (h->txns[out->vertex_txn[vs[v]]].process ==
+				h->txns[out->vertex_txn[vs[v + 1]]].process)
+				add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		iso_free(vs);
+		return;
+	}
+
+	while (nslots < 2 * Min(n, PG_UINT32_MAX / 4) + 2)
+		nslots *= 2;
+	slots = iso_alloc0(sizeof(ProcessSlot) * nslots);
+	for (v = 0; v < n; v++)
+	{
+		int64		p = h->txns[out->vertex_txn[vs[v]]].process;
+		uint32		i = (uint32) (mix64((uint64) p) & (nslots - 1));
+
+		while (slots[i].last != 0 && slots[i].process != p)
+			i = (i + 1) & (nslots - 1);
+		if (slots[i].last != 0)
+			add_edge(b, slots[i].last - 1, vs[v], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		slots[i].process = p;
+		slots[i].last = vs[v] + 1;
+	}
+	iso_free(slots);
 	iso_free(vs);
 }
 
@@ -1181,6 +1228,62 @@ cmp_time_event(const void *a, const void *b)
 	if (x->is_completion != y->is_completion)
 		return x->is_completion ? 1 : -1;
 	return x->vertex < y->vertex ? -1 : (x->vertex > y->vertex);
+}
+
+/*
+ * The invocations and completions of the vertices, in time order (at equal
+ * times invocations first).  Completions usually come in vertex order
+ * already (Jepsen numbers transactions by completion), so the two kinds are
+ * sorted apart and merged: one sort of V events instead of 2V.
+ */
+static uint32
+collect_time_events(const IsoHistory *h, const IsoInference *out, TimeEvent *ev)
+{
+	uint32		nv = out->n_vertices;
+	TimeEvent  *inv = iso_alloc(sizeof(TimeEvent) * Max(nv, 1));
+	TimeEvent  *comp = iso_alloc(sizeof(TimeEvent) * Max(nv, 1));
+	uint32		ni = 0,
+				nc = 0,
+				i = 0,
+				c = 0,
+				n = 0;
+	bool		comp_sorted = true;
+	uint32		v;
+
+	for (v = 0; v < nv; v++)
+	{
+		const IsoTxn *t = &h->txns[out->vertex_txn[v]];
+
+		if (t->invoke_time == ISO_NO_TIME)
+			continue;
+		inv[ni].time = t->invoke_time;
+		inv[ni].vertex = v;
+		inv[ni].is_completion = 0;
+		ni++;
+		/* info transactions may have committed at any later time */
+		if (t->status == ISO_STATUS_OK && t->complete_time != ISO_NO_TIME)
+		{
+			comp[nc].time = t->complete_time;
+			comp[nc].vertex = v;
+			comp[nc].is_completion = 1;
+			if (nc > 0 && cmp_time_event(&comp[nc - 1], &comp[nc]) > 0)
+				comp_sorted = false;
+			nc++;
+		}
+	}
+	qsort(inv, ni, sizeof(TimeEvent), cmp_time_event);
+	if (!comp_sorted)
+		qsort(comp, nc, sizeof(TimeEvent), cmp_time_event);
+	while (i < ni || c < nc)
+	{
+		if (c == nc || (i < ni && cmp_time_event(&inv[i], &comp[c]) <= 0))
+			ev[n++] = inv[i++];
+		else
+			ev[n++] = comp[c++];
+	}
+	iso_free(inv);
+	iso_free(comp);
+	return n;
 }
 
 /*
@@ -1209,26 +1312,7 @@ add_realtime_edges(Builder *b)
 	uint32		n = 0;
 	uint32		i;
 
-	for (i = 0; i < nv; i++)
-	{
-		const IsoTxn *t = &h->txns[out->vertex_txn[i]];
-
-		if (t->invoke_time == ISO_NO_TIME)
-			continue;
-		ev[n].time = t->invoke_time;
-		ev[n].vertex = i;
-		ev[n].is_completion = 0;
-		n++;
-		/* info transactions may have committed at any later time */
-		if (t->status == ISO_STATUS_OK && t->complete_time != ISO_NO_TIME)
-		{
-			ev[n].time = t->complete_time;
-			ev[n].vertex = i;
-			ev[n].is_completion = 1;
-			n++;
-		}
-	}
-	qsort(ev, n, sizeof(TimeEvent), cmp_time_event);
+	n = collect_time_events(h, out, ev);
 
 	next[head] = prev[head] = head;
 	for (i = 0; i < n; i++)
