@@ -15,6 +15,9 @@ REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 EXTRA_CLEAN = results regression.diffs regression.out
 
+# headers are shared by every file: rebuild all objects when one changes
+$(OBJS): $(wildcard src/*.h)
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -41,3 +44,6 @@ sanitize:
 
 fuzz:
 	$(MAKE) -C test/fuzz run
+
+# make valgrind, make hardening
+include mk/hardening.mk

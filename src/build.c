@@ -17,6 +17,31 @@
 #include "check.h"
 #include "isograph.h"
 
+/*
+ * The build whose memory isograph.max_memory bounds, so that the long loops
+ * of the plain-C cores can check it through ISO_CHECK_INTERRUPTS.  Cleared
+ * by a reset callback when the build's context goes away, also on ERROR.
+ */
+static MemoryContext limited_cxt = NULL;
+static MemoryContextCallback limited_cxt_callback;
+
+static void
+forget_limited_cxt(void *arg)
+{
+	limited_cxt = NULL;
+}
+
+void
+iso_backend_tick(void)
+{
+	static uint32 ticks = 0;
+
+	CHECK_FOR_INTERRUPTS();
+	/* walking the context tree costs more than a flag test: not every time */
+	if (limited_cxt != NULL && (++ticks & 0x3f) == 0)
+		iso_check_memory(limited_cxt);
+}
+
 void
 iso_check_memory(MemoryContext cxt)
 {
@@ -28,7 +53,7 @@ iso_check_memory(MemoryContext cxt)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("isograph needs more than isograph.max_memory (%d MB) for this history",
 						iso_max_memory_mb),
-				 errdetail("The graph build had allocated %zu MB.", used / (1024 * 1024)),
+				 errdetail("The graph build had allocated %.1f MB.", (double) used / (1024 * 1024)),
 				 errhint("Raise isograph.max_memory, e.g. SET isograph.max_memory = '8GB'.")));
 }
 
@@ -50,6 +75,10 @@ iso_build_open(IsoBuild *build, int64 history_id)
 
 	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
 									   ALLOCSET_DEFAULT_SIZES);
+	limited_cxt = build->cxt;
+	limited_cxt_callback.func = forget_limited_cxt;
+	limited_cxt_callback.arg = NULL;
+	MemoryContextRegisterResetCallback(build->cxt, &limited_cxt_callback);
 	iso_read_history(history_id, build->workload, &build->history, build->cxt);
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,

@@ -10,6 +10,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 
 #include "check.h"
@@ -268,8 +269,12 @@ iso_check(PG_FUNCTION_ARGS)
 	foreach(lc, ids)
 	{
 		IsoBuild	build;
+		int64		id = *(int64 *) lfirst(lc);
 
-		iso_build_open(&build, *(int64 *) lfirst(lc));
+		/* checking every history: skip one deleted since the list was made */
+		if (PG_ARGISNULL(1) && !iso_history_lookup(id, NULL, NULL))
+			continue;
+		iso_build_open(&build, id);
 		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
 		iso_build_close(&build);
 	}
@@ -389,6 +394,8 @@ iso_dot(PG_FUNCTION_ARGS)
 	bool	   *enulls;
 	int			n;
 	IsoBuild	build;
+	HASHCTL		ctl;
+	HTAB	   *ids;
 	uint32	   *wanted;
 	StringInfoData out;
 	uint32		v;
@@ -401,11 +408,29 @@ iso_dot(PG_FUNCTION_ARGS)
 	iso_build_open(&build, history_id);
 
 	/* which vertices to draw: those of the listed transactions */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(int64);
+	ctl.hcxt = CurrentMemoryContext;
+	ids = hash_create("isograph dot transactions", Max(n, 16), &ctl,
+					  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (i = 0; i < n; i++)
+	{
+		int64		id = DatumGetInt64(elems[i]);
+
+		if (!enulls[i])
+			hash_search(ids, &id, HASH_ENTER, NULL);
+	}
 	wanted = palloc0(sizeof(uint32) * Max(build.inf.n_vertices, 1));
 	for (v = 0; v < build.inf.n_vertices; v++)
-		for (i = 0; i < n; i++)
-			if (!enulls[i] && DatumGetInt64(elems[i]) == iso_vertex_txn_id(&build, v))
-				wanted[v] = 1;
+	{
+		int64		id = iso_vertex_txn_id(&build, v);
+
+		if (hash_search(ids, &id, HASH_FIND, NULL) != NULL)
+			wanted[v] = 1;
+		if ((v & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 
 	initStringInfo(&out);
 	appendStringInfo(&out, "digraph \"history %lld\" {\n", (long long) history_id);

@@ -89,6 +89,8 @@ iso_materialize_graph(PG_FUNCTION_ARGS)
 	MemoryContext row_cxt;
 	uint64		i;
 
+	/* one materialization of a history at a time, and no delete meanwhile */
+	iso_history_lock(history_id, true);
 	iso_build_open(&build, history_id);
 
 	args[0] = Int64GetDatum(history_id);
@@ -220,7 +222,11 @@ iso_anomalies(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	iso_build_open(&build, history_id);
 	for (i = 0; i < build.inf.n_anomalies; i++)
+	{
 		iso_put_anomaly_row(&build, &build.inf.anomalies[i], rsinfo->setResult, rsinfo->setDesc);
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	iso_build_close(&build);
 	return (Datum) 0;
 }

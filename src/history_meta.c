@@ -114,3 +114,33 @@ iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
 	SPI_finish();
 	return found;
 }
+
+/*
+ * Lock a history's row before writing rows that reference it: our bulk
+ * writer (writer.c) bypasses the foreign keys, so this is what keeps a
+ * concurrent iso_delete_history from leaving orphans.  exclusive serializes
+ * writers of the same derived rows (iso_materialize_graph).  ERROR if the
+ * history is gone (or invisible to the caller).
+ */
+void
+iso_history_lock(int64 history_id, bool exclusive)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR %s",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY),
+										 exclusive ? "NO KEY UPDATE" : "KEY SHARE"),
+								1, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errdetail("It may have been deleted while this statement ran.")));
+	SPI_finish();
+}

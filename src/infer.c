@@ -192,6 +192,10 @@ build_write_map(Builder *b, IsoParseError *err)
 					 (long long) h->txns[op->txn].txn_id);
 			snprintf(err->hint, sizeof(err->hint),
 					 "isograph needs unique written values per key, so that a read names the one write it observed.");
+			iso_free(b->writes.keys);
+			iso_free(b->writes.ops);
+			b->writes.keys = NULL;
+			b->writes.ops = NULL;
 			return false;
 		}
 		b->writes.keys[s] = k;
@@ -1119,9 +1123,22 @@ infer_registers(Builder *b, const IsoVersionLog *log, const IsoInferOptions *opt
 		while (li < log->n && log->keys[li] == k)
 			li++;
 		infer_register_key(b, k, log, lf, li, opt, &s);
-		if ((k & 0xfff) == 0)
-			ISO_CHECK_INTERRUPTS();
+		ISO_CHECK_INTERRUPTS();
 	}
+	iso_free(s.version_op);
+	iso_free(s.cons_from);
+	iso_free(s.cons_to);
+	iso_free(s.indeg);
+	iso_free(s.adj_start);
+	iso_free(s.order);
+	iso_free(s.rank);
+	iso_free(s.queue);
+	iso_free(s.reads);
+	iso_free(s.read_version);
+	iso_free(s.ranked);
+	iso_free(s.sort_buf);
+	if (s.adj)
+		iso_free(s.adj);
 }
 
 /* ---------------------------------------------------------------------
@@ -1420,8 +1437,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		for (k = 0; k < h->keys.n; k++)
 		{
 			infer_list_key(&b, k, reads, elem_op, next_vertex, ranked);
-			if ((k & 0xfff) == 0)
-				ISO_CHECK_INTERRUPTS();
+			ISO_CHECK_INTERRUPTS();
 		}
 		iso_free(reads);
 		iso_free(elem_op);

@@ -41,7 +41,7 @@ _PG_init(void)
 							"Most memory one graph build or check may use.",
 							"Valid range is 16MB..1TB.",
 							&iso_max_memory_mb,
-							4096, 16, INT_MAX / 2, PGC_USERSET, GUC_UNIT_MB,
+							4096, 16, 1024 * 1024, PGC_USERSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("isograph");
 }

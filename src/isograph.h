@@ -81,6 +81,7 @@ extern void iso_report_parse_error(const IsoParseError *err, const char *what) p
 extern int64 iso_history_create(const char *name, const char *workload, const char *source);
 extern void iso_history_finish_load(int64 history_id, const char *workload, int64 skipped);
 extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload);
+extern void iso_history_lock(int64 history_id, bool exclusive);
 
 extern text *iso_slice_to_text(IsoSlice slice);
 

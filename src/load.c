@@ -477,6 +477,7 @@ iso_load_versions(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("history %lld is a list-append history", (long long) history_id),
 				 errdetail("List reads reveal the version order; a version log is only for rw-register histories.")));
+	iso_history_lock(history_id, false);
 	if (history_has_versions(history_id))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),

@@ -20,7 +20,9 @@
 #define iso_alloc0(sz)			palloc_extended((sz), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO)
 #define iso_realloc(p, sz)		repalloc_huge((p), (sz))
 #define iso_free(p)				pfree(p)
-#define ISO_CHECK_INTERRUPTS()	CHECK_FOR_INTERRUPTS()
+/* CHECK_FOR_INTERRUPTS, plus the isograph.max_memory check (build.c) */
+extern void iso_backend_tick(void);
+#define ISO_CHECK_INTERRUPTS()	iso_backend_tick()
 
 #else							/* ISOGRAPH_STANDALONE */
 

@@ -47,6 +47,7 @@ run pgtap pgtap
 run unit make -s unit
 run sanitize make -s sanitize
 run fuzz make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+run hardening test/hardening/run.sh
 if [ -d test/client ]; then
 	run client make -s -C client check
 fi

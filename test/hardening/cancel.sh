@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Cancellation: statement_timeout stops a check of a big history promptly
+# (at several points: reading events, building the graph, searching
+# cycles), a cancelled load leaves nothing behind, pg_cancel_backend works
+# too, and the next query of the same session runs normally.
+. "$(dirname "$0")/lib.sh"
+
+big=$(big_history)
+small=$(q -c "SELECT iso_load_jepsen('hardening-cancel-small', '{:type :ok, :value [[:r 1 nil] [:w 1 1]]}
+{:type :ok, :value [[:r 1 nil] [:w 1 2]]}')")
+
+# Run time of the check uncancelled (warm: the faster of two runs).
+full=999999
+for i in 1 2; do
+	t0=$(now_ms)
+	q -c "SELECT count(*) FROM iso_levels($big)" >/dev/null
+	t=$(( $(now_ms) - t0 )); [ "$t" -lt "$full" ] && full=$t
+done
+diag "iso_levels on $BIG_TXNS transactions: $full ms uncancelled"
+
+# timeout_session TIMEOUT_MS SQL: one session: timed-out statement, then the
+# next queries.  Prints "<elapsed ms>|<sqlstate>|<next query result>".
+timeout_session() {
+	psql -X -q -A -t -v timeout="$1" -v big="$big" -v small="$small" 2>&1 <<SQL
+\set ON_ERROR_STOP off
+\set VERBOSITY verbose
+SET statement_timeout = :timeout;
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+$2
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
+SELECT 'next', (SELECT count(*) FROM iso_levels(:small) WHERE holds), (SELECT count(*) FROM iso_check('si', :small));
+SQL
+}
+
+# timeouts at 1/5, 1/2 and 4/5 of the uncancelled time: reading the events,
+# building the graph, searching cycles (the machine's load shifts them)
+worst=0
+for ms in $(( full / 5 )) $(( full / 2 )) $(( full * 7 / 10 )); do
+	out=$(timeout_session "$ms" "SELECT count(*) FROM iso_levels(:big);")
+	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+	elapsed=$(sed -n 's/^elapsed|//p' <<<"$out")
+	next=$(sed -n 's/^next|//p' <<<"$out")
+	late=$(( ${elapsed:-999999} - ms ))
+	[ "$late" -gt "$worst" ] && worst=$late
+	diag "timeout ${ms} ms: sqlstate $state after ${elapsed} ms (${late} ms late); next: $next"
+	if [ -z "$state" ] && [ "${elapsed:-0}" -lt "$ms" ]; then
+		skip "iso_levels finished before the ${ms} ms timeout (machine load)" 3
+		continue
+	fi
+	ok $([ "$state" = 57014 ] && echo 0 || echo 1) "iso_levels cancelled by statement_timeout = ${ms}ms (57014)"
+	ok $([ "${late}" -lt 1000 ] && echo 0 || echo 1) "cancelled within 1 s of the ${ms} ms timeout (${late} ms late)"
+	ok $([ "$next" = "2|1" ] && echo 0 || echo 1) "the same session checks another history afterwards"
+done
+diag "worst cancellation latency: ${worst} ms"
+
+# the other functions that build the graph: cancel each half-way
+for fn in "iso_check('ser', :big)" "iso_build_graph(:big)" "iso_graph_stats(:big)"; do
+	t0=$(now_ms)
+	q -v big="$big" <<<"SELECT count(*) FROM $fn;" >/dev/null
+	half=$(( ($(now_ms) - t0) / 2 ))
+	out=$(timeout_session "$half" "SELECT count(*) FROM $fn;")
+	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+	elapsed=$(sed -n 's/^elapsed|//p' <<<"$out")
+	ok $([ "$state" = 57014 ] && [ "${elapsed:-99999}" -lt $(( half + 1000 )) ] && echo 0 || echo 1) \
+		"$fn cancelled at $half ms, half its run time (after ${elapsed} ms)"
+done
+
+# A load cancelled half-way leaves no trace.
+out=$(psql -X -q -A -t -v file="$WORK/big.edn" 2>&1 <<'SQL'
+\set ON_ERROR_STOP off
+\set edn `cat :file`
+SET statement_timeout = '1s';
+SELECT iso_load_jepsen('hardening-cancelled-load', :'edn');
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'left', count(*) FROM iso_history WHERE name = 'hardening-cancelled-load';
+SQL
+)
+ok $([ "$(sed -n 's/^SQLSTATE //p' <<<"$out")" = 57014 ] && echo 0 || echo 1) "iso_load_jepsen of the big history cancelled at 1 s"
+ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled load left no history behind"
+
+# pg_cancel_backend from another session.
+psql -X -q -A -t -c "SET application_name = 'hardening-victim'" \
+	-c "SELECT pg_catalog.clock_timestamp()" -c "SELECT count(*) FROM iso_levels($big)" \
+	>"$WORK/victim.out" 2>&1 &
+victim=$!
+for i in $(seq 1 100); do	# wait until it runs the check, then let it work a little
+	[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hardening-victim' AND state = 'active' AND query LIKE '%iso_levels%'")" = 1 ] && break
+	sleep 0.05
+done
+sleep 0.2
+t0=$(now_ms)
+q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'hardening-victim' AND state = 'active'" >/dev/null
+wait "$victim"
+lat=$(( $(now_ms) - t0 ))
+grep -q "canceling statement due to user request" "$WORK/victim.out"
+ok $? "pg_cancel_backend stops a running iso_levels (session gone ${lat} ms after the cancel)"
+
+# iso_dot matches every vertex against every requested txn id,
+# O(vertices x ids), with no interrupt check: a long id list ignores the timeout.
+t0=$(now_ms)
+q -c "SELECT length(iso_dot($big, ARRAY[1, 2]::bigint[]))" >/dev/null
+dot_to=$(( $(now_ms) - t0 + 300 ))	# the build, plus a little of the matching
+out=$(timeout_session "$dot_to" "SELECT length(iso_dot(:big, ARRAY(SELECT g::bigint FROM pg_catalog.generate_series(1, 30000) g)));")
+state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+elapsed=$(sed -n 's/^elapsed|//p' <<<"$out")
+diag "iso_dot with 30000 ids: sqlstate $state after ${elapsed} ms (timeout $dot_to ms)"
+ok $( { [ "$state" = 57014 ] || [ "$state" = 00000 ]; } && [ "${elapsed:-99999}" -lt $(( dot_to + 1000 )) ] && echo 0 || echo 1) \
+	"iso_dot with 30000 transaction ids finishes or is cancelled within 1 s of the timeout"
+
+q -c "SELECT iso_delete_history($small)" >/dev/null
+finish
