@@ -32,9 +32,13 @@ datum_slice(Datum d)
 	return s;
 }
 
+/* Error context outside our internal query, whose text says nothing useful. */
+static ErrorContextCallback *outer_error_context = NULL;
+
 static void
 bad_event(int64 txn_id, int32 pos, const char *msg, const char *hint)
 {
+	error_context_stack = outer_error_context;	/* ERROR does not return */
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
 			 errmsg("invalid event (txn_id %lld, pos %d): %s",
@@ -248,6 +252,7 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	options.read_only = true;
 	options.dest = &receiver.pub;
 
+	outer_error_context = error_context_stack;
 	guc_level = NewGUCNestLevel();
 	(void) set_config_option("enable_sort", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
