@@ -235,3 +235,113 @@ iso_history_add_elem(IsoHistory *h, IsoSlice elem)
 	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + 1, sizeof(uint32));
 	h->elems[h->n_elems++] = iso_strtab_intern(&h->values, elem.ptr, elem.len);
 }
+
+/* Make room in memo for n elements of total text length nbytes. */
+static void
+memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
+{
+	if (n > m->cap_n || m->ids == NULL)
+	{
+		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
+
+		if (m->ids)
+		{
+			iso_free(m->ids);
+			iso_free(m->offs);
+		}
+		m->ids = iso_alloc(sizeof(uint32) * cap);
+		m->offs = iso_alloc(sizeof(uint32) * (cap + 1));
+		m->cap_n = cap;
+	}
+	if (nbytes > m->cap_bytes || m->bytes == NULL)
+	{
+		uint32		cap = Max(Max(nbytes, m->cap_bytes * 2), 64);
+
+		if (m->bytes)
+			iso_free(m->bytes);
+		m->bytes = iso_alloc(cap);
+		m->cap_bytes = cap;
+	}
+}
+
+uint32
+iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
+					 const IsoSlice *elems, int32 n)
+{
+	uint32		o = iso_history_add_list_read(h, pos, key, n);
+	uint32		k = h->ops[o].key;
+	IsoListMemo *m;
+	uint32		same = 0;
+	uint64		nbytes = 0;
+	int32		i;
+
+	if (k >= h->n_memo)
+	{
+		uint32		cap = Max(k + 1, h->n_memo * 2);
+
+		h->memo = h->memo ? iso_realloc(h->memo, sizeof(IsoListMemo) * cap) :
+			iso_alloc(sizeof(IsoListMemo) * cap);
+		memset(h->memo + h->n_memo, 0, sizeof(IsoListMemo) * (cap - h->n_memo));
+		h->n_memo = cap;
+	}
+	m = &h->memo[k];
+
+	/* the prefix equal to the remembered read keeps its ids */
+	while (same < m->n && same < (uint32) n &&
+		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
+		   memcmp(elems[same].ptr, m->bytes + m->offs[same], elems[same].len) == 0)
+		same++;
+
+	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + (uint64) n, sizeof(uint32));
+	for (i = 0; i < n; i++)
+	{
+		h->elems[h->n_elems + i] = (uint32) i < same ? m->ids[i] :
+			iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
+		nbytes += elems[i].len;
+	}
+
+	/* remember this read if it differs (texts are copied: they are transient) */
+	if (same < (uint32) n || same < m->n)
+	{
+		if (nbytes > PG_UINT32_MAX / 2)
+			nbytes = 0;			/* absurdly long: do not remember */
+		else
+		{
+			uint32		off = 0;
+
+			memo_reserve(m, (uint32) n, (uint32) nbytes);
+			m->offs[0] = 0;
+			for (i = 0; i < n; i++)
+			{
+				m->ids[i] = h->elems[h->n_elems + i];
+				memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
+				off += elems[i].len;
+				m->offs[i + 1] = off;
+			}
+			m->n = (uint32) n;
+		}
+	}
+	h->n_elems += (uint64) n;
+	return o;
+}
+
+void
+iso_history_end_input(IsoHistory *h)
+{
+	uint32		k;
+
+	for (k = 0; k < h->n_memo; k++)
+	{
+		if (h->memo[k].ids)
+		{
+			iso_free(h->memo[k].ids);
+			iso_free(h->memo[k].offs);
+		}
+		if (h->memo[k].bytes)
+			iso_free(h->memo[k].bytes);
+	}
+	if (h->memo)
+		iso_free(h->memo);
+	h->memo = NULL;
+	h->n_memo = 0;
+}

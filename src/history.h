@@ -63,6 +63,17 @@ typedef struct IsoOp
 	uint8		kind;			/* IsoOpKind */
 } IsoOp;
 
+/* The last list read of one key, remembered while loading (history.c). */
+typedef struct IsoListMemo
+{
+	uint32		n;				/* elements */
+	uint32	   *ids;			/* their value ids */
+	uint32	   *offs;			/* n + 1 offsets into bytes */
+	char	   *bytes;			/* their texts, concatenated */
+	uint32		cap_n;
+	uint32		cap_bytes;
+} IsoListMemo;
+
 typedef struct IsoHistory
 {
 	IsoWorkload workload;
@@ -77,6 +88,8 @@ typedef struct IsoHistory
 	uint64		cap_elems;
 	IsoStrTab	keys;
 	IsoStrTab	values;
+	IsoListMemo *memo;			/* per key id, while loading; NULL after */
+	uint32		n_memo;
 } IsoHistory;
 
 extern void iso_history_init(IsoHistory *h, IsoWorkload workload);
@@ -92,6 +105,16 @@ extern uint32 iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 extern uint32 iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
 								 IsoSlice key, IsoSlice value,
 								 const IsoSlice *list, int32 list_len);
+
+/*
+ * Add a list read.  Reads of a key mostly repeat the previous read of that
+ * key and add a few elements: elements equal to the remembered ones reuse
+ * their ids without a hash lookup, which matters once the value table no
+ * longer fits in the CPU caches.  Call iso_history_end_input when done.
+ */
+extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
+								   const IsoSlice *elems, int32 n);
+extern void iso_history_end_input(IsoHistory *h);
 
 /* Start a list read of list_len elements, then add each with add_elem. */
 extern uint32 iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key,

@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/array.h"
@@ -74,6 +75,19 @@ event_kind(IsoWorkload workload, int64 txn_id, int32 pos, const char *op,
 	return ISO_OP_WRITE;
 }
 
+/* A short text column as a C string in buf (longer texts are cut: they
+ * match no valid value anyway, and the table's CHECKs forbid them). */
+static const char *
+text_cstring(Datum d, char *buf, int size)
+{
+	IsoSlice	s = datum_slice(d);
+	int			len = Min(s.len, size - 1);
+
+	memcpy(buf, s.ptr, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 /* Add one iso_event row (the 11 columns of the query below) to the history. */
 static void
 add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn,
@@ -85,16 +99,18 @@ add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn
 	int32		pos;
 	IsoStatus	status;
 	IsoOpKind	kind;
-	char	   *status_s;
-	char	   *op_s;
+	char		status_buf[8];
+	char		op_buf[8];
+	const char *status_s;
+	const char *op_s;
 	IsoSlice	nil = {NULL, 0};
 	IsoSlice	key;
 	IsoSlice	value;
 
 	txn_id = DatumGetInt64(d[0]);
 	pos = DatumGetInt32(d[5]);
-	status_s = TextDatumGetCString(d[2]);
-	op_s = TextDatumGetCString(d[6]);
+	status_s = text_cstring(d[2], status_buf, sizeof(status_buf));
+	op_s = text_cstring(d[6], op_buf, sizeof(op_buf));
 	status = strcmp(status_s, "ok") == 0 ? ISO_STATUS_OK :
 		strcmp(status_s, "fail") == 0 ? ISO_STATUS_FAIL : ISO_STATUS_INFO;
 
@@ -135,28 +151,31 @@ add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn
 	if (kind == ISO_OP_READ && !isnull[10])
 	{
 		ArrayType  *arr;
-		Datum	   *elems;
-		bool	   *enulls;
+		IsoSlice   *elems;
+		char	   *p;
 		int			n;
 
+		/* walk the text[] in place: no deconstruct_array copy */
 		MemoryContextSwitchTo(temp_cxt);
 		arr = DatumGetArrayTypeP(d[10]);
 		if (ARR_NDIM(arr) > 1)
 			bad_event(txn_id, pos, "read_list has more than one dimension",
 					  "A list read is a one-dimensional text array.");
-		deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &n);
-		for (i = 0; i < n; i++)
-			if (!enulls[i])
-				elems[i] = PointerGetDatum(DatumGetTextPP(elems[i]));
-		MemoryContextSwitchTo(build_cxt);
-		iso_history_add_list_read(h, pos, key, n);
+		if (ARR_HASNULL(arr) && array_contains_nulls(arr))
+			bad_event(txn_id, pos, "read_list contains a NULL element",
+					  "List elements are the appended values, never NULL.");
+		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+		elems = palloc(sizeof(IsoSlice) * Max(n, 1));
+		p = ARR_DATA_PTR(arr);
 		for (i = 0; i < n; i++)
 		{
-			if (enulls[i])
-				bad_event(txn_id, pos, "read_list contains a NULL element",
-						  "List elements are the appended values, never NULL.");
-			iso_history_add_elem(h, datum_slice(elems[i]));
+			elems[i].ptr = VARDATA_ANY(p);
+			elems[i].len = VARSIZE_ANY_EXHDR(p);
+			p = att_addlength_pointer(p, -1, p);
+			p = (char *) att_align_nominal(p, TYPALIGN_INT);
 		}
+		MemoryContextSwitchTo(build_cxt);
+		iso_history_add_list(h, pos, key, elems, n);
 	}
 	else
 		iso_history_add_op(h, kind, pos, key, value, NULL, -1);
@@ -272,6 +291,9 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
 	MemoryContextDelete(receiver.batch_cxt);
+	old = MemoryContextSwitchTo(build_cxt);
+	iso_history_end_input(h);
+	MemoryContextSwitchTo(old);
 	iso_check_memory(build_cxt);
 }
 

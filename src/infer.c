@@ -308,6 +308,7 @@ find_vertices(Builder *b)
 	const IsoHistory *h = b->h;
 	IsoInference *out = b->out;
 	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	uint8	   *info_key = NULL;
 	uint32		n_work = 0;
 	uint32		t;
 	uint32		v;
@@ -327,9 +328,26 @@ find_vertices(Builder *b)
 			out->n_info++;
 	}
 
-	/* only info transactions need proving; most histories have none */
+	/*
+	 * Only info transactions need proving, and only reads of keys an info
+	 * transaction wrote can prove one: skip the rest (most keys, usually).
+	 */
 	if (out->n_info == 0)
 		n_work = 0;
+	else
+	{
+		info_key = iso_alloc0(Max(h->keys.n, 1));
+		for (t = 0; t < h->n_txns; t++)
+		{
+			uint32		i;
+
+			if (h->txns[t].status != ISO_STATUS_INFO)
+				continue;
+			for (i = 0; i < h->txns[t].n_ops; i++)
+				if (h->ops[h->txns[t].first_op + i].kind != ISO_OP_READ)
+					info_key[h->ops[h->txns[t].first_op + i].key] = 1;
+		}
+	}
 	while (n_work > 0)
 	{
 		const IsoTxn *txn = &h->txns[worklist[--n_work]];
@@ -341,7 +359,7 @@ find_vertices(Builder *b)
 			const IsoOp *op = &h->ops[o];
 			int32		j;
 
-			if (!(b->op_flags[o] & OP_EXTERNAL_READ))
+			if (!(b->op_flags[o] & OP_EXTERNAL_READ) || !info_key[op->key])
 				continue;
 			if (op->list_len < 0)
 			{
@@ -367,6 +385,8 @@ find_vertices(Builder *b)
 		}
 	out->n_vertices = v;
 	iso_free(worklist);
+	if (info_key)
+		iso_free(info_key);
 }
 
 /* ---------------------------------------------------------------------
@@ -1411,7 +1431,9 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	group_ops_by_key(&b);
 	find_vertices(&b);
 
-	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 2 + 16);
+	/* data edges are about 2 per op, real-time ones a few per txn: one
+	 * allocation up front (pages are only touched as edges arrive) */
+	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 3 + 16);
 	b.value_stamp = iso_alloc0(sizeof(uint32) * n_values);
 	b.value_pos = iso_alloc(sizeof(uint32) * n_values);
 	b.dup_stamp = iso_alloc0(sizeof(uint32) * n_values);
