@@ -90,8 +90,31 @@ workload_from_text(text *t)
  * Fill values/nulls (iso_event column order, starting at history_id) for
  * micro-op i of txn.  Allocates in the current memory context.
  */
+/*
+ * Text datums of the statuses and micro-op names, made once per call rather
+ * than once per row (a load makes millions of rows).
+ */
+typedef struct ConstTexts
+{
+	Datum		status[3];
+	Datum		op[3];
+} ConstTexts;
+
 static void
-event_row(const EdnTxn *txn, int i, int64 history_id, Datum *values, bool *nulls)
+const_texts_init(ConstTexts *ct)
+{
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		ct->status[i] = CStringGetTextDatum(iso_status_name((IsoStatus) i));
+		ct->op[i] = CStringGetTextDatum(iso_op_name((IsoOpKind) i));
+	}
+}
+
+static void
+event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
+		  Datum *values, bool *nulls)
 {
 	const EdnOp *op = &txn->ops[i];
 
@@ -100,13 +123,13 @@ event_row(const EdnTxn *txn, int i, int64 history_id, Datum *values, bool *nulls
 	values[EVENT_TXN_ID - 1] = Int64GetDatum(txn->txn_id);
 	values[EVENT_PROCESS - 1] = Int64GetDatum(txn->process);
 	nulls[EVENT_PROCESS - 1] = !txn->has_process;
-	values[EVENT_STATUS - 1] = CStringGetTextDatum(iso_status_name(txn->status));
+	values[EVENT_STATUS - 1] = ct->status[txn->status];
 	values[EVENT_INVOKE_TIME - 1] = Int64GetDatum(txn->invoke_time);
 	nulls[EVENT_INVOKE_TIME - 1] = !txn->has_invoke_time;
 	values[EVENT_COMPLETE_TIME - 1] = Int64GetDatum(txn->complete_time);
 	nulls[EVENT_COMPLETE_TIME - 1] = !txn->has_complete_time;
 	values[EVENT_POS - 1] = Int32GetDatum(i);
-	values[EVENT_OP - 1] = CStringGetTextDatum(iso_op_name(op->op));
+	values[EVENT_OP - 1] = ct->op[op->op];
 	values[EVENT_KEY - 1] = PointerGetDatum(iso_slice_to_text(op->key));
 
 	nulls[EVENT_VALUE - 1] = op->value.ptr == NULL;
@@ -134,6 +157,7 @@ event_row(const EdnTxn *txn, int i, int64 history_id, Datum *values, bool *nulls
 typedef struct LoadState
 {
 	int64		history_id;
+	ConstTexts	texts;
 	MemoryContext row_context;	/* reset after every transaction */
 	Tuplestorestate *tupstore;	/* iso_parse_jepsen */
 	TupleDesc	tupdesc;
@@ -152,7 +176,7 @@ parse_txn_callback(const EdnTxn *txn, void *arg)
 	CHECK_FOR_INTERRUPTS();
 	for (i = 0; i < txn->n_ops; i++)
 	{
-		event_row(txn, i, 0, values, nulls);
+		event_row(txn, i, 0, &state->texts, values, nulls);
 		/* iso_parse_jepsen has no history_id column */
 		tuplestore_putvalues(state->tupstore, state->tupdesc, values + 1, nulls + 1);
 	}
@@ -173,7 +197,7 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	CHECK_FOR_INTERRUPTS();
 	for (i = 0; i < txn->n_ops; i++)
 	{
-		event_row(txn, i, state->history_id, values, nulls);
+		event_row(txn, i, state->history_id, &state->texts, values, nulls);
 		iso_writer_put(&state->writer, values, nulls);
 	}
 	MemoryContextSwitchTo(old);
@@ -195,6 +219,7 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	memset(&state, 0, sizeof(state));
+	const_texts_init(&state.texts);
 	state.tupstore = rsinfo->setResult;
 	state.tupdesc = rsinfo->setDesc;
 	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
@@ -233,6 +258,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 		expected = workload_from_text(PG_GETARG_TEXT_PP(2));
 
 	memset(&state, 0, sizeof(state));
+	const_texts_init(&state.texts);
 	state.history_id = iso_history_create(text_to_cstring(name),
 										  iso_workload_name(expected == ISO_WORKLOAD_UNKNOWN ?
 															ISO_WORKLOAD_LIST_APPEND : expected),
@@ -355,7 +381,8 @@ load_written_pairs(int64 history_id)
 	sql = psprintf("SELECT key, value FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
 				   "AND op OPERATOR(pg_catalog.<>) 'r'",
 				   iso_qualified_table_name(ISO_TABLE_EVENT));
-	portal = SPI_cursor_open_with_args(NULL, sql, 1, argtypes, args, NULL, true, 0);
+	/* not read-only: see events loaded earlier in the same statement */
+	portal = SPI_cursor_open_with_args(NULL, sql, 1, argtypes, args, NULL, false, 0);
 	for (;;)
 	{
 		uint64		i;

@@ -60,6 +60,12 @@ SELECT key, position, value FROM iso_version v JOIN iso_history h USING (history
 \set wal `cat test/data/register/g1b-1.wal.jsonl`
 SELECT iso_load_versions((SELECT history_id FROM iso_history WHERE name = 'g1b-1'), :'wal');
 
+-- A history and its version order loaded in one statement.
+\set edn `cat test/data/register/g-single.edn`
+\set wal `cat test/data/register/g-single.wal.jsonl`
+WITH h AS (SELECT iso_load_jepsen('one-statement', :'edn') AS id)
+SELECT iso_load_versions(h.id, :'wal') AS versions FROM h;
+
 -- iso_parse_jepsen shows the rows without storing anything.
 SELECT * FROM iso_parse_jepsen('{:type :ok, :value [[:r 1 nil] [:w 1 1]]}');
 SELECT count(*) FROM iso_history WHERE name LIKE 'parse%';
