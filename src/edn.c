@@ -28,6 +28,7 @@
  * into a per-invocation blob that is recycled through a free list.
  */
 #include "edn.h"
+#include "quote.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,8 +48,7 @@
 #define ISO_UNLIKELY(x) (x)
 #endif
 
-#define QUOTE_CHARS 40			/* characters of offending text quoted */
-#define QUOTE_BUF	200
+#define QUOTE_BUF	ISO_QUOTE_BUF
 
 /* ----------------------------------------------------------------------
  * Character classes
@@ -112,110 +112,6 @@ static const unsigned char str_special[256] = {
  * Small helpers shared by the error paths
  * ---------------------------------------------------------------------- */
 
-/*
- * Length of the valid UTF-8 sequence at s (s < end, *s >= 0x80), or 0 if
- * the bytes there are not valid UTF-8 (overlong forms and surrogates
- * rejected).
- */
-static int
-utf8_seq_len(const unsigned char *s, const unsigned char *end)
-{
-	unsigned char c = s[0];
-	size_t		avail = (size_t) (end - s);
-
-	if (c >= 0xC2 && c <= 0xDF)
-	{
-		if (avail >= 2 && (s[1] & 0xC0) == 0x80)
-			return 2;
-		return 0;
-	}
-	if (c >= 0xE0 && c <= 0xEF)
-	{
-		if (avail < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xE0 && s[1] < 0xA0)
-			return 0;			/* overlong */
-		if (c == 0xED && s[1] >= 0xA0)
-			return 0;			/* surrogate */
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4)
-	{
-		if (avail < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-			(s[3] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xF0 && s[1] < 0x90)
-			return 0;			/* overlong */
-		if (c == 0xF4 && s[1] >= 0x90)
-			return 0;			/* beyond U+10FFFF */
-		return 4;
-	}
-	return 0;
-}
-
-/*
- * Render up to QUOTE_CHARS characters of [s, end) into buf for an error
- * message: control characters and invalid UTF-8 are escaped, "..." marks
- * truncation.  buf must hold QUOTE_BUF bytes.
- */
-static const char *
-quote_text(char *buf, const char *s, const char *end)
-{
-	const unsigned char *p = (const unsigned char *) s;
-	const unsigned char *e = (const unsigned char *) end;
-	size_t		o = 0;
-	int			chars = 0;
-
-	if (s == NULL)
-		p = e = NULL;
-	buf[o++] = '\'';
-	while (p < e && chars < QUOTE_CHARS)
-	{
-		unsigned char c = *p;
-
-		if (c == '\n' || c == '\t' || c == '\r')
-		{
-			buf[o++] = '\\';
-			buf[o++] = (c == '\n') ? 'n' : (c == '\t') ? 't' : 'r';
-			p++;
-		}
-		else if (c < 0x20 || c == 0x7f)
-		{
-			o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
-			p++;
-		}
-		else if (c < 0x80)
-		{
-			buf[o++] = (char) c;
-			p++;
-		}
-		else
-		{
-			int			n = utf8_seq_len(p, e);
-
-			if (n == 0)
-			{
-				o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
-				p++;
-			}
-			else
-			{
-				memcpy(buf + o, p, (size_t) n);
-				o += (size_t) n;
-				p += n;
-			}
-		}
-		chars++;
-	}
-	if (p < e)
-	{
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-	return buf;
-}
 
 /*
  * End of the value starting at s, for quoting it in a message: a balanced
@@ -737,7 +633,7 @@ lex_string(Parser *P, Tok *t)
 		{
 			lex_error(P, ISO_PARSE_SYNTAX, t->line,
 					  "unterminated string %s at end of input, expected '\"'",
-					  quote_text(q, t->start, P->end));
+					  iso_quote_text(q, t->start, P->end));
 			set_detail(P->err, "The string opened at line %lld is not closed before the input ends at line %lld.",
 					   (long long) t->line, (long long) line);
 			set_hint(P->err, "The file may be truncated, or a quote inside the string is not escaped as \\\".");
@@ -782,7 +678,7 @@ lex_string(Parser *P, Tok *t)
 						{
 							lex_error(P, ISO_PARSE_SYNTAX, line,
 									  "invalid \\u escape %s in string, expected four hex digits",
-									  quote_text(q, (const char *) p, (const char *) (end - p > 6 ? p + 6 : end)));
+									  iso_quote_text(q, (const char *) p, (const char *) (end - p > 6 ? p + 6 : end)));
 							set_detail(P->err, "The string starts at line %lld.", (long long) t->line);
 							set_hint(P->err, "Write a Unicode escape as \\u followed by exactly four hex digits, for example \\u00e9.");
 							return false;
@@ -797,7 +693,7 @@ lex_string(Parser *P, Tok *t)
 							{
 								lex_error(P, ISO_PARSE_SYNTAX, line,
 										  "unpaired surrogate escape %s in string, expected a low surrogate \\udc00-\\udfff to follow",
-										  quote_text(q, (const char *) p, (const char *) (end - p > 6 ? p + 6 : end)));
+										  iso_quote_text(q, (const char *) p, (const char *) (end - p > 6 ? p + 6 : end)));
 								set_detail(P->err, "A high surrogate \\ud800-\\udbff must be followed by a low surrogate escape.");
 								set_hint(P->err, "Encode characters outside the Basic Multilingual Plane as a surrogate pair or as raw UTF-8.");
 								return false;
@@ -808,7 +704,7 @@ lex_string(Parser *P, Tok *t)
 						{
 							lex_error(P, ISO_PARSE_SYNTAX, line,
 									  "unpaired surrogate escape %s in string, expected a character escape",
-									  quote_text(q, (const char *) p, (const char *) p + 6));
+									  iso_quote_text(q, (const char *) p, (const char *) p + 6));
 							set_detail(P->err, "A low surrogate \\udc00-\\udfff may only follow a high surrogate.");
 							set_hint(P->err, "Encode characters outside the Basic Multilingual Plane as a surrogate pair or as raw UTF-8.");
 							return false;
@@ -820,7 +716,7 @@ lex_string(Parser *P, Tok *t)
 				default:
 					lex_error(P, ISO_PARSE_SYNTAX, line,
 							  "invalid escape %s in string, expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX",
-							  quote_text(q, (const char *) p, (const char *) p + 2));
+							  iso_quote_text(q, (const char *) p, (const char *) p + 2));
 					set_detail(P->err, "The string starts at line %lld.", (long long) t->line);
 					set_hint(P->err, "Escape a backslash inside a string as \\\\.");
 					return false;
@@ -830,7 +726,7 @@ lex_string(Parser *P, Tok *t)
 		{
 			lex_error(P, ISO_PARSE_SYNTAX, line,
 					  "string %s contains a NUL byte, expected text",
-					  quote_text(q, t->start, (const char *) p + 1));
+					  iso_quote_text(q, t->start, (const char *) p + 1));
 			set_detail(P->err, "Strings may not contain the byte 0x00; the string starts at line %lld.",
 					   (long long) t->line);
 			set_hint(P->err, "The file may be binary or corrupted; check its encoding.");
@@ -838,13 +734,13 @@ lex_string(Parser *P, Tok *t)
 		}
 		else
 		{
-			int			n = utf8_seq_len(p, end);
+			int			n = iso_utf8_seq_len(p, end);
 
 			if (n == 0)
 			{
 				lex_error(P, ISO_PARSE_SYNTAX, line,
 						  "invalid UTF-8 byte 0x%02x in string %s",
-						  c, quote_text(q, t->start, (const char *) p + 1));
+						  c, iso_quote_text(q, t->start, (const char *) p + 1));
 				set_detail(P->err, "Strings must be valid UTF-8; the string starts at line %lld.",
 						   (long long) t->line);
 				set_hint(P->err, "Convert the file to UTF-8, for example with iconv.");
@@ -887,7 +783,7 @@ lex_check_delim(Parser *P, Tok *t, const char *p, const char *what)
 	while (e < P->end && !(edn_cls[(unsigned char) *e] & C_DELIM))
 		e++;
 	lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid %s %s, expected a delimiter after %s",
-			  what, quote_text(q, t->start, e), what);
+			  what, iso_quote_text(q, t->start, e), what);
 	set_detail(P->err, "The character right after the %s is not allowed there.", what);
 	set_hint(P->err, "Separate values with whitespace or commas.");
 	return false;
@@ -948,7 +844,7 @@ lex_number(Parser *P, Tok *t)
 				while (p < end && !(edn_cls[(unsigned char) *p] & C_DELIM))
 					p++;
 				lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid number %s, expected digits after the exponent",
-						  quote_text(q, t->start, p));
+						  iso_quote_text(q, t->start, p));
 				set_detail(P->err, "A floating point exponent needs at least one digit, as in 1e3.");
 				set_hint(P->err, "Check the number for a typo.");
 				return false;
@@ -1070,7 +966,7 @@ lex(Parser *P, Tok *t)
 					const char *e = s < end ? s + 1 : s;
 
 					lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid keyword %s, expected a name after ':'",
-							  quote_text(q, p, e));
+							  iso_quote_text(q, p, e));
 					set_detail(P->err, "A keyword is a colon followed by a name, such as :ok.");
 					set_hint(P->err, "Check for a stray colon.");
 					return false;
@@ -1118,7 +1014,7 @@ lex(Parser *P, Tok *t)
 			}
 	bad_dispatch:
 			lex_error(P, ISO_PARSE_SYNTAX, t->line, "unexpected character sequence %s, expected a value",
-					  quote_text(q, p, (end - p >= 2) ? p + 2 : end));
+					  iso_quote_text(q, p, (end - p >= 2) ? p + 2 : end));
 			set_detail(P->err, "A '#' must start a set #{...}, a discard #_ or a tagged literal such as #inst.");
 			set_hint(P->err, "Check that the file is EDN as written by Jepsen.");
 			return false;
@@ -1131,19 +1027,19 @@ lex(Parser *P, Tok *t)
 				if (s >= ue || (edn_cls[*s] & C_WS) || *s == '\n')
 				{
 					lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid character literal %s, expected a character after '\\'",
-							  quote_text(q, p, (const char *) (s < ue ? s + 1 : s)));
+							  iso_quote_text(q, p, (const char *) (s < ue ? s + 1 : s)));
 					set_detail(P->err, "A backslash outside a string starts a character literal such as \\a.");
 					set_hint(P->err, "Backslashes belong inside strings.");
 					return false;
 				}
 				if (*s >= 0x80)
 				{
-					int			n = utf8_seq_len(s, ue);
+					int			n = iso_utf8_seq_len(s, ue);
 
 					if (n == 0)
 					{
 						lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid UTF-8 in character literal %s",
-								  quote_text(q, p, (const char *) s + 1));
+								  iso_quote_text(q, p, (const char *) s + 1));
 						set_detail(P->err, "The input must be valid UTF-8.");
 						set_hint(P->err, "Convert the file to UTF-8, for example with iconv.");
 						return false;
@@ -1189,12 +1085,12 @@ lex(Parser *P, Tok *t)
 
 				if (c >= 0x80)
 				{
-					int			n = utf8_seq_len((const unsigned char *) p, (const unsigned char *) end);
+					int			n = iso_utf8_seq_len((const unsigned char *) p, (const unsigned char *) end);
 
 					e = p + (n > 0 ? n : 1);
 				}
 				lex_error(P, ISO_PARSE_SYNTAX, t->line, "unexpected character %s, expected a value",
-						  quote_text(q, p, e));
+						  iso_quote_text(q, p, e));
 				set_detail(P->err, "EDN values are maps, vectors, lists, sets, strings, numbers, keywords, symbols, nil and booleans.");
 				set_hint(P->err, "Check that the file is EDN as written by Jepsen, not JSON or another format.");
 				return false;
@@ -1216,7 +1112,7 @@ err_unterminated(Parser *P, const Open *o)
 	char		q[QUOTE_BUF];
 
 	lex_error(P, ISO_PARSE_SYNTAX, o->line, "unterminated %s %s at end of input, expected '%s'",
-			  coll_name(o->kind), quote_text(q, o->start, P->end),
+			  coll_name(o->kind), iso_quote_text(q, o->start, P->end),
 			  closer_text(closer_for(o->kind)));
 	set_detail(P->err, "The %s opened at line %lld is not closed before the input ends at line %lld.",
 			   coll_name(o->kind), (long long) o->line, (long long) P->line);
@@ -1240,7 +1136,7 @@ err_limit(Parser *P, const Tok *t)
 	char		q[QUOTE_BUF];
 
 	lex_error(P, ISO_PARSE_LIMIT, t->line, "nesting deeper than %d levels at %s",
-			  EDN_MAX_DEPTH, quote_text(q, t->start, P->end));
+			  EDN_MAX_DEPTH, iso_quote_text(q, t->start, P->end));
 	set_detail(P->err, "Collections may be nested at most %d deep; a history needs 4.", EDN_MAX_DEPTH);
 	set_hint(P->err, "Check that the file is a Jepsen history; nothing in one nests this deep.");
 	return false;
@@ -1269,7 +1165,7 @@ err_no_value(Parser *P, const Open *ctx, const Tok *t)
 		char		q[QUOTE_BUF];
 
 		lex_error(P, ISO_PARSE_SYNTAX, t->line, "map %s has a key without a value, expected a value before '}'",
-				  quote_text(q, ctx->start, t->stop));
+				  iso_quote_text(q, ctx->start, t->stop));
 		set_detail(P->err, "A map needs an even number of forms: key value key value; it was opened at line %lld.",
 				   (long long) ctx->line);
 		set_hint(P->err, "Check for a missing value or a stray key.");
@@ -1437,7 +1333,7 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 					{
 						set_error(de, ISO_PARSE_SYNTAX, P->rec.number, t->line,
 								  "string %s contains the NUL character \\u0000, expected text",
-								  quote_text(q, t->start, t->stop));
+								  iso_quote_text(q, t->start, t->stop));
 						set_detail(de, "Keys and values are stored as text, which cannot contain NUL characters.");
 						set_hint(de, "Remove the \\u0000 escape from the history.");
 					}
@@ -1517,7 +1413,7 @@ defer_range(Parser *P, const Tok *t, const char *what)
 		return;
 	set_error(de, ISO_PARSE_RANGE, P->rec.number, t->line,
 			  "integer %s in %s is out of range, expected a value between -9223372036854775808 and 9223372036854775807",
-			  quote_text(q, t->start, t->stop), what);
+			  iso_quote_text(q, t->start, t->stop), what);
 	set_detail(de, "Keys, values, :time, :index and :process must fit in a signed 64-bit integer.");
 	set_hint(de, "Use strings for keys or values that do not fit in 64 bits.");
 }
@@ -1557,7 +1453,7 @@ scalar_text(Parser *P, const Tok *t, IsoSlice *out, const char *what)
 				{
 					set_error(de, ISO_PARSE_INVALID, P->rec.number, t->line,
 							  "%s %s is not an integer, string or keyword",
-							  what, quote_text(q, t->start, TK_IS_ATOM(t->kind) ? t->stop : value_extent(t->start, P->end)));
+							  what, iso_quote_text(q, t->start, TK_IS_ATOM(t->kind) ? t->stop : value_extent(t->start, P->end)));
 					set_detail(de, "Keys and values of micro-operations must be integers, strings or keywords.");
 					set_hint(de, "Micro-operations look like [:r 1 nil], [:w 1 2] or [:append 1 2].");
 				}
@@ -1677,7 +1573,7 @@ parse_value_field(Parser *P, const Open *map)
 			e = value_extent(vt.start, P->end);
 		defer_invalid(P, &vt, "The :value of a transaction is a vector of micro-operations.", OP_HINT,
 					  ":value %s is not a vector, expected a vector of micro-operations",
-					  quote_text(q, vt.start, e));
+					  iso_quote_text(q, vt.start, e));
 		goto bad;
 	}
 	vo.kind = vt.kind;
@@ -1702,7 +1598,7 @@ parse_value_field(Parser *P, const Open *map)
 				goto bad_in;	/* skip_value reports it */
 			defer_invalid(P, &t, "Every element of :value must be a micro-operation vector [f key value].", OP_HINT,
 						  "micro-op %s is not a vector, expected [f key value]",
-						  quote_text(q, t.start, TK_IS_ATOM(t.kind) ? t.stop : value_extent(t.start, P->end)));
+						  iso_quote_text(q, t.start, TK_IS_ATOM(t.kind) ? t.stop : value_extent(t.start, P->end)));
 			goto bad_in;
 		}
 		oo.kind = t.kind;
@@ -1726,7 +1622,7 @@ parse_value_field(Parser *P, const Open *map)
 		{
 			defer_invalid(P, &t, "A micro-operation is a vector of exactly three elements: [f key value].", OP_HINT,
 						  "micro-op %s has 0 elements, expected 3",
-						  quote_text(q, t.start, t1.stop));
+						  iso_quote_text(q, t.start, t1.stop));
 			goto bad_in;
 		}
 		if (t1.kind == TK_KEYWORD && t1.stop - t1.start == 2 && t1.start[1] == 'r')
@@ -1743,8 +1639,8 @@ parse_value_field(Parser *P, const Open *map)
 				goto bad_in;
 			defer_invalid(P, &t1, "The first element of a micro-operation names it: :r (read), :w (write) or :append.", OP_HINT,
 						  "unknown micro-op %s in %s, expected :r, :w or :append",
-						  quote_text(q, t1.start, TK_IS_ATOM(t1.kind) ? t1.stop : value_extent(t1.start, P->end)),
-						  quote_text(q2, t.start, value_extent(t.start, P->end)));
+						  iso_quote_text(q, t1.start, TK_IS_ATOM(t1.kind) ? t1.stop : value_extent(t1.start, P->end)),
+						  iso_quote_text(q2, t.start, value_extent(t.start, P->end)));
 			goto bad_in;
 		}
 
@@ -1755,7 +1651,7 @@ parse_value_field(Parser *P, const Open *map)
 		{
 			defer_invalid(P, &t, "A micro-operation is a vector of exactly three elements: [f key value].", OP_HINT,
 						  "micro-op %s has 1 element, expected 3",
-						  quote_text(q, t.start, t2.stop));
+						  iso_quote_text(q, t.start, t2.stop));
 			goto bad_in;
 		}
 		if (t2.kind == TK_EOF || TK_IS_CLOSE(t2.kind))
@@ -1770,7 +1666,7 @@ parse_value_field(Parser *P, const Open *map)
 		{
 			defer_invalid(P, &t, "A micro-operation is a vector of exactly three elements: [f key value].", OP_HINT,
 						  "micro-op %s has 2 elements, expected 3",
-						  quote_text(q, t.start, t3.stop));
+						  iso_quote_text(q, t.start, t3.stop));
 			goto bad_in;
 		}
 		if (t3.kind == TK_EOF || TK_IS_CLOSE(t3.kind))
@@ -1798,7 +1694,7 @@ parse_value_field(Parser *P, const Open *map)
 						if (TK_IS_OPEN(te.kind) || te.kind == TK_TAG)
 							defer_invalid(P, &te, "A list read holds the elements read, each an integer, string or keyword.", OP_HINT,
 										  "list element %s is not an integer, string or keyword",
-										  quote_text(q, te.start, value_extent(te.start, P->end)));
+										  iso_quote_text(q, te.start, value_extent(te.start, P->end)));
 						goto bad_in;
 					}
 					if (!append_elem(P))
@@ -1818,7 +1714,7 @@ parse_value_field(Parser *P, const Open *map)
 			{
 				defer_invalid(P, &t3, "A read returns nil, a single value or a list of values.", OP_HINT,
 							  "value read %s is not nil, an integer, string, keyword or list",
-							  quote_text(q, t3.start, value_extent(t3.start, P->end)));
+							  iso_quote_text(q, t3.start, value_extent(t3.start, P->end)));
 				goto bad_in;
 			}
 		}
@@ -1828,14 +1724,14 @@ parse_value_field(Parser *P, const Open *map)
 			{
 				defer_invalid(P, &t3, "A write or append needs the value written.", OP_HINT,
 							  "micro-op %s writes nil, expected an integer, string or keyword",
-							  quote_text(q, t.start, t3.stop));
+							  iso_quote_text(q, t.start, t3.stop));
 				goto bad_in;
 			}
 			if (!TK_IS_ATOM(t3.kind))
 			{
 				defer_invalid(P, &t3, "A write or append writes a single value.", OP_HINT,
 							  "value written %s is not an integer, string or keyword",
-							  quote_text(q, t3.start, value_extent(t3.start, P->end)));
+							  iso_quote_text(q, t3.start, value_extent(t3.start, P->end)));
 				goto bad_in;
 			}
 			if (scalar_text(P, &t3, &op->value, "value written") != SC_OK)
@@ -1851,7 +1747,7 @@ parse_value_field(Parser *P, const Open *map)
 				goto bad_in;
 			defer_invalid(P, &t, "A micro-operation is a vector of exactly three elements: [f key value].", OP_HINT,
 						  "micro-op %s has more than 3 elements, expected 3",
-						  quote_text(q, t.start, value_extent(t.start, P->end)));
+						  iso_quote_text(q, t.start, value_extent(t.start, P->end)));
 			goto bad_in;
 		}
 		P->depth--;
@@ -1955,7 +1851,7 @@ parse_record(Parser *P, const Tok *open)
 			defer_invalid(P, &k, "Each key may appear only once in a map.",
 						  "Check that the record was not edited or concatenated by mistake.",
 						  "duplicate key %s in record, expected each key once",
-						  quote_text(q, k.start, k.stop));
+						  iso_quote_text(q, k.start, k.stop));
 		r->seen |= field;
 
 		if (field == F_VALUE)
@@ -2017,7 +1913,7 @@ parse_record(Parser *P, const Tok *open)
 					defer_invalid(P, &v, "The :type of a record says whether it is an invocation or a completion.",
 								  "Valid types are :invoke, :ok, :fail and :info.",
 								  "unknown :type %s, expected :invoke, :ok, :fail or :info",
-								  quote_text(q, v.start, TK_IS_ATOM(v.kind) ? v.stop : value_extent(v.start, P->end)));
+								  iso_quote_text(q, v.start, TK_IS_ATOM(v.kind) ? v.stop : value_extent(v.start, P->end)));
 				break;
 			case F_F:
 				r->f_present = true;
@@ -2068,7 +1964,7 @@ parse_record(Parser *P, const Tok *open)
 									  "The :index of a record is its integer position in the history.",
 									  "Remove the key or give it an integer value.",
 									  "%s %s is not an integer, expected an integer or nil",
-									  fname, quote_text(q, v.start, TK_IS_ATOM(v.kind) ? v.stop : value_extent(v.start, P->end)));
+									  fname, iso_quote_text(q, v.start, TK_IS_ATOM(v.kind) ? v.stop : value_extent(v.start, P->end)));
 					break;
 				}
 			default:
@@ -2142,12 +2038,12 @@ check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 
 				set_error(P->err, ISO_PARSE_DUPLICATE, record, line,
 						  "value %s written twice to key %s in record %lld, expected each value written once per key",
-						  quote_text(qv, val->ptr, val->ptr + val->len),
-						  quote_text(qk, key->ptr, key->ptr + key->len),
+						  iso_quote_text(qv, val->ptr, val->ptr + val->len),
+						  iso_quote_text(qk, key->ptr, key->ptr + key->len),
 						  (long long) record);
 				set_detail(P->err, "Record %lld (line %lld) already wrote value %s to key %s; the second write is %s.",
 						   (long long) e->record, (long long) e->line, qv, qk,
-						   quote_text(qo, op->src, op->src + op->src_len));
+						   iso_quote_text(qo, op->src, op->src + op->src_len));
 				set_hint(P->err, "Checking needs unique writes: every value may be written to a key at most once in the whole history.");
 				return false;
 			}
@@ -2211,7 +2107,7 @@ workload_error(Parser *P, const IOp *op, int64 record, const char *what,
 
 	set_error(P->err, ISO_PARSE_INVALID, record, op->line,
 			  "micro-op %s %s, but the history is %s, expected %s",
-			  quote_text(q, op->src, op->src + op->src_len), what,
+			  iso_quote_text(q, op->src, op->src + op->src_len), what,
 			  iso_workload_name(P->workload),
 			  P->workload == ISO_WORKLOAD_LIST_APPEND ?
 			  ":append and list reads" : ":w and single-value reads");
@@ -2530,7 +2426,7 @@ finish_record(Parser *P)
 
 		set_error(P->err, ISO_PARSE_INVALID, r->number, r->line,
 				  "record %s has no :type, expected :invoke, :ok, :fail or :info",
-				  quote_text(q, r->start, P->p));
+				  iso_quote_text(q, r->start, P->p));
 		set_detail(P->err, "Every transaction record needs a :type saying whether it is an invocation or a completion.");
 		set_hint(P->err, "Add :type, for example {:type :ok, :value [[:r 1 nil]]}.");
 		return false;
@@ -2669,7 +2565,7 @@ not_a_map(Parser *P, const Tok *t)
 	set_error(P->err, ISO_PARSE_INVALID, P->rec.number, t->line,
 			  "record %lld is not a map: %s, expected a map such as {:type :ok, :value [...]}",
 			  (long long) P->rec.number,
-			  quote_text(q, t->start, TK_IS_ATOM(t->kind) ? t->stop : value_extent(t->start, P->end)));
+			  iso_quote_text(q, t->start, TK_IS_ATOM(t->kind) ? t->stop : value_extent(t->start, P->end)));
 	set_detail(P->err, "A history is a sequence of operation maps, one per record, optionally inside one vector.");
 	set_hint(P->err, "Check that the file is a Jepsen history.edn, not another EDN file.");
 	return false;
@@ -2720,7 +2616,7 @@ parse_all(Parser *P)
 
 				set_error(P->err, ISO_PARSE_SYNTAX, 0, t.line,
 						  "unexpected %s after the end of the history vector, expected end of input",
-						  quote_text(q, t.start, P->end));
+						  iso_quote_text(q, t.start, P->end));
 				set_detail(P->err, "The vector enclosing the history was closed at an earlier line.");
 				set_hint(P->err, "Check that brackets are balanced.");
 				return false;

@@ -12,6 +12,7 @@
  * slices into it stay valid for the whole line.
  */
 #include "wal.h"
+#include "quote.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,8 +27,7 @@
 #endif
 
 #define WAL_MAX_DEPTH 64
-#define WQUOTE_CHARS 40
-#define WQUOTE_BUF 200
+#define WQUOTE_BUF ISO_QUOTE_BUF
 
 /* Container roles: only the top object and its "data" object matter. */
 #define ROLE_TOP	0
@@ -78,83 +78,6 @@ typedef struct WalParser
 	const char *le;
 } WalParser;
 
-static int
-wal_utf8_len(const unsigned char *s, const unsigned char *end)
-{
-	unsigned char c = s[0];
-	size_t		avail = (size_t) (end - s);
-
-	if (c >= 0xC2 && c <= 0xDF)
-		return (avail >= 2 && (s[1] & 0xC0) == 0x80) ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF)
-	{
-		if (avail < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4)
-	{
-		if (avail < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-			(s[3] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-static const char *
-wquote(char *buf, const char *s, const char *end)
-{
-	const unsigned char *p = (const unsigned char *) s;
-	const unsigned char *e = (const unsigned char *) end;
-	size_t		o = 0;
-	int			chars = 0;
-
-	if (s == NULL)
-		p = e = NULL;
-	buf[o++] = '\'';
-	while (p < e && chars < WQUOTE_CHARS)
-	{
-		unsigned char c = *p;
-
-		if (c < 0x20 || c == 0x7f)
-		{
-			o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
-			p++;
-		}
-		else if (c < 0x80)
-			buf[o++] = (char) *p++;
-		else
-		{
-			int			n = wal_utf8_len(p, e);
-
-			if (n == 0)
-			{
-				o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
-				p++;
-			}
-			else
-			{
-				memcpy(buf + o, p, (size_t) n);
-				o += (size_t) n;
-				p += n;
-			}
-		}
-		chars++;
-	}
-	if (p < e)
-	{
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-	return buf;
-}
 
 /* End of the JSON object/array at s, for quoting (bounded, approximate). */
 static const char *
@@ -253,7 +176,7 @@ scan_string(WalParser *W, const char **pp, bool *escaped)
 			return wal_error(W, ISO_PARSE_SYNTAX,
 							 "A JSON string must end with a double quote on the same line.", JSON_HINT,
 							 "unterminated JSON string %s, expected '\"'",
-							 wquote(q, (const char *) s, (const char *) e));
+							 iso_quote_text(q, (const char *) s, (const char *) e));
 		c = *p;
 		if (c == '"')
 			break;
@@ -282,31 +205,31 @@ scan_string(WalParser *W, const char **pp, bool *escaped)
 						return wal_error(W, ISO_PARSE_SYNTAX,
 										 "A \\u escape needs exactly four hex digits.", JSON_HINT,
 										 "invalid \\u escape %s in JSON string, expected four hex digits",
-										 wquote(q, (const char *) p, (const char *) (e - p > 6 ? p + 6 : e)));
+										 iso_quote_text(q, (const char *) p, (const char *) (e - p > 6 ? p + 6 : e)));
 					p += 6;
 					break;
 				default:
 					return wal_error(W, ISO_PARSE_SYNTAX,
 									 "JSON allows the escapes \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX.", JSON_HINT,
 									 "invalid escape %s in JSON string, expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
-									 wquote(q, (const char *) p, (const char *) p + 2));
+									 iso_quote_text(q, (const char *) p, (const char *) p + 2));
 			}
 		}
 		else if (c < 0x20)
 			return wal_error(W, ISO_PARSE_SYNTAX,
 							 "Control characters, including NUL, must be escaped inside JSON strings.", JSON_HINT,
 							 "control character 0x%02x in JSON string %s, expected an escape",
-							 c, wquote(q, (const char *) s, (const char *) p + 1));
+							 c, iso_quote_text(q, (const char *) s, (const char *) p + 1));
 		else if (c >= 0x80)
 		{
-			int			n = wal_utf8_len(p, e);
+			int			n = iso_utf8_seq_len(p, e);
 
 			if (n == 0)
 				return wal_error(W, ISO_PARSE_SYNTAX,
 								 "JSON text must be valid UTF-8.",
 								 "Convert the file to UTF-8, for example with iconv.",
 								 "invalid UTF-8 byte 0x%02x in JSON string %s",
-								 c, wquote(q, (const char *) s, (const char *) p + 1));
+								 c, iso_quote_text(q, (const char *) s, (const char *) p + 1));
 			p += n;
 		}
 		else
@@ -383,7 +306,7 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 										 "A high surrogate \\ud800-\\udbff must be followed by a low surrogate escape.",
 										 JSON_HINT,
 										 "unpaired surrogate escape %s in JSON string, expected a low surrogate to follow",
-										 wquote(q, (const char *) p, (const char *) p + 6));
+										 iso_quote_text(q, (const char *) p, (const char *) p + 6));
 					cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32) lo - 0xDC00);
 					p += 12;
 				}
@@ -392,7 +315,7 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 									 "A low surrogate \\udc00-\\udfff may only follow a high surrogate.",
 									 JSON_HINT,
 									 "unpaired surrogate escape %s in JSON string, expected a character escape",
-									 wquote(q, (const char *) p, (const char *) p + 6));
+									 iso_quote_text(q, (const char *) p, (const char *) p + 6));
 				else
 					p += 6;
 				if (cp == 0)
@@ -400,7 +323,7 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 									 "Keys and values are stored as text, which cannot contain NUL characters.",
 									 "Remove the \\u0000 escape from the log.",
 									 "string %s contains the NUL character \\u0000, expected text",
-									 wquote(q, s, e));
+									 iso_quote_text(q, s, e));
 				if (cp < 0x80)
 					*o++ = (char) cp;
 				else if (cp < 0x800)
@@ -502,7 +425,7 @@ bad:
 		p++;
 	return wal_error(W, ISO_PARSE_SYNTAX,
 					 "A JSON number is an optional minus sign, digits without leading zeros, an optional fraction and an optional exponent.",
-					 JSON_HINT, "invalid JSON number %s", wquote(q, s, p));
+					 JSON_HINT, "invalid JSON number %s", iso_quote_text(q, s, p));
 }
 
 static void
@@ -565,12 +488,12 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 				return wal_error(W, ISO_PARSE_SYNTAX,
 								 "Each line holds exactly one JSON object.", JSON_HINT,
 								 "unexpected %s after the JSON object, expected end of line",
-								 wquote(q, p, e));
+								 iso_quote_text(q, p, e));
 			case ST_COLON:
 				if (c != ':')
 					return wal_error(W, ISO_PARSE_SYNTAX,
 									 "In a JSON object every key is followed by a colon and a value.", JSON_HINT,
-									 "unexpected %s after an object key, expected ':'", wquote(q, p, e));
+									 "unexpected %s after an object key, expected ':'", iso_quote_text(q, p, e));
 				p++;
 				state = ST_VALUE;
 				continue;
@@ -591,7 +514,7 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 				}
 				return wal_error(W, ISO_PARSE_SYNTAX,
 								 "JSON values in objects and arrays are separated by commas.", JSON_HINT,
-								 "unexpected %s, expected ',' or '%c'", wquote(q, p, e),
+								 "unexpected %s, expected ',' or '%c'", iso_quote_text(q, p, e),
 								 kinds[depth - 1] == '{' ? '}' : ']');
 			case ST_KEY_OR_END:
 			case ST_KEY:
@@ -606,7 +529,7 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 					return wal_error(W, ISO_PARSE_SYNTAX,
 									 "JSON object keys are double-quoted strings.", JSON_HINT,
 									 "unexpected %s, expected an object key in double quotes%s",
-									 wquote(q, p, e), state == ST_KEY_OR_END ? " or '}'" : "");
+									 iso_quote_text(q, p, e), state == ST_KEY_OR_END ? " or '}'" : "");
 				{
 					bool		esc;
 					const char *ks;
@@ -664,14 +587,14 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 					if (depth == 0 && c != '{')
 						return wal_error(W, ISO_PARSE_INVALID,
 										 "Each line of a write-ahead log holds one JSON object.", JSON_HINT,
-										 "line is not a JSON object: %s, expected '{'", wquote(q, p, e));
+										 "line is not a JSON object: %s, expected '{'", iso_quote_text(q, p, e));
 					if (c == '{' || c == '[')
 					{
 						if (depth >= WAL_MAX_DEPTH)
 							return wal_error(W, ISO_PARSE_LIMIT,
 											 "JSON objects and arrays may be nested at most 64 deep.",
 											 "Check that the file is a write-ahead log; nothing in one nests this deep.",
-											 "nesting deeper than %d levels at %s", WAL_MAX_DEPTH, wquote(q, p, e));
+											 "nesting deeper than %d levels at %s", WAL_MAX_DEPTH, iso_quote_text(q, p, e));
 						if (key == K_TYPE)
 							*is_write = false;
 						kinds[depth] = (char) c;
@@ -756,7 +679,7 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 					else
 						return wal_error(W, ISO_PARSE_SYNTAX,
 										 "JSON values are objects, arrays, strings, numbers, true, false and null.", JSON_HINT,
-										 "unexpected %s, expected a JSON value", wquote(q, p, e));
+										 "unexpected %s, expected a JSON value", iso_quote_text(q, p, e));
 					if (key == K_TYPE && c != '-' && (c < '0' || c > '9'))
 						*is_write = false;
 					key = K_NONE;
@@ -769,7 +692,7 @@ scan_line(WalParser *W, bool *is_write, WalField *fk, WalField *fv)
 		return wal_error(W, ISO_PARSE_SYNTAX,
 						 "A JSON object must be complete on its line.", JSON_HINT,
 						 "unexpected end of line in JSON object %s, expected %s",
-						 wquote(q, W->ls, W->le),
+						 iso_quote_text(q, W->ls, W->le),
 						 state == ST_COLON ? "':'" :
 						 (state == ST_COMMA_OR_END ? (kinds[depth - 1] == '{' ? "',' or '}'" : "',' or ']'") :
 						  (state == ST_KEY || state == ST_KEY_OR_END) ? "an object key" : "a value"));
@@ -795,13 +718,13 @@ field_check(WalParser *W, const WalField *f, const char *name)
 							 "Keys and values must fit in a signed 64-bit integer.",
 							 "Use strings for keys or values that do not fit in 64 bits.",
 							 "integer %s in data.%s is out of range, expected a value between -9223372036854775808 and 9223372036854775807",
-							 wquote(q, f->src, f->src_end), name);
+							 iso_quote_text(q, f->src, f->src_end), name);
 		default:
 			return wal_error(W, ISO_PARSE_INVALID,
 							 "Keys and values in the log must be JSON strings or integers.",
 							 "Check that the log comes from the rw-register test collection.",
 							 "data.%s %s is not a string or integer", name,
-							 wquote(q, f->src, f->src_end));
+							 iso_quote_text(q, f->src, f->src_end));
 	}
 }
 

@@ -1,0 +1,113 @@
+/*
+ * quote.c
+ *	  Quoting offending input in error messages, and UTF-8 validation,
+ *	  shared by the EDN and WAL readers (plain C, see port.h).
+ */
+#include "port.h"
+
+#include "quote.h"
+
+/*
+ * Length of the valid UTF-8 sequence at s (s < end, *s >= 0x80), or 0 if
+ * the bytes there are not valid UTF-8 (overlong forms and surrogates
+ * rejected).
+ */
+int
+iso_utf8_seq_len(const unsigned char *s, const unsigned char *end)
+{
+	unsigned char c = s[0];
+	size_t		avail = (size_t) (end - s);
+
+	if (c >= 0xC2 && c <= 0xDF)
+	{
+		if (avail >= 2 && (s[1] & 0xC0) == 0x80)
+			return 2;
+		return 0;
+	}
+	if (c >= 0xE0 && c <= 0xEF)
+	{
+		if (avail < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+			return 0;
+		if (c == 0xE0 && s[1] < 0xA0)
+			return 0;			/* overlong */
+		if (c == 0xED && s[1] >= 0xA0)
+			return 0;			/* surrogate */
+		return 3;
+	}
+	if (c >= 0xF0 && c <= 0xF4)
+	{
+		if (avail < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
+			(s[3] & 0xC0) != 0x80)
+			return 0;
+		if (c == 0xF0 && s[1] < 0x90)
+			return 0;			/* overlong */
+		if (c == 0xF4 && s[1] >= 0x90)
+			return 0;			/* beyond U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * Render up to ISO_QUOTE_CHARS characters of [s, end) into buf for an error
+ * message: control characters and invalid UTF-8 are escaped, "..." marks
+ * truncation.  buf must hold ISO_QUOTE_BUF bytes.
+ */
+const char *
+iso_quote_text(char *buf, const char *s, const char *end)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	const unsigned char *e = (const unsigned char *) end;
+	size_t		o = 0;
+	int			chars = 0;
+
+	if (s == NULL)
+		p = e = NULL;
+	buf[o++] = '\'';
+	while (p < e && chars < ISO_QUOTE_CHARS)
+	{
+		unsigned char c = *p;
+
+		if (c == '\n' || c == '\t' || c == '\r')
+		{
+			buf[o++] = '\\';
+			buf[o++] = (c == '\n') ? 'n' : (c == '\t') ? 't' : 'r';
+			p++;
+		}
+		else if (c < 0x20 || c == 0x7f)
+		{
+			o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
+			p++;
+		}
+		else if (c < 0x80)
+		{
+			buf[o++] = (char) c;
+			p++;
+		}
+		else
+		{
+			int			n = iso_utf8_seq_len(p, e);
+
+			if (n == 0)
+			{
+				o += (size_t) snprintf(buf + o, 8, "\\x%02x", c);
+				p++;
+			}
+			else
+			{
+				memcpy(buf + o, p, (size_t) n);
+				o += (size_t) n;
+				p += n;
+			}
+		}
+		chars++;
+	}
+	if (p < e)
+	{
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	return buf;
+}
