@@ -28,7 +28,7 @@
  * into a per-invocation blob that is recycled through a free list.
  */
 #include "edn.h"
-#include "quote.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -586,32 +586,6 @@ lex_error(Parser *P, IsoErrorKind kind, int64 line, const char *fmt,...)
 	return false;
 }
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Parse 4 hex digits at s (s+4 <= end checked by caller); -1 if invalid. */
-static int32
-hex4(const unsigned char *s)
-{
-	int			a = hexval(s[0]),
-				b = hexval(s[1]),
-				c = hexval(s[2]),
-				d = hexval(s[3]);
-
-	if ((a | b | c | d) < 0)
-		return -1;
-	return (a << 12) | (b << 8) | (c << 4) | d;
-}
-
 /* Lex a string starting at the opening quote P->p. */
 static bool
 lex_string(Parser *P, Tok *t)
@@ -674,7 +648,7 @@ lex_string(Parser *P, Tok *t)
 					{
 						int32		cp;
 
-						if (end - p < 6 || (cp = hex4(p + 2)) < 0)
+						if (end - p < 6 || (cp = iso_hex4(p + 2)) < 0)
 						{
 							lex_error(P, ISO_PARSE_SYNTAX, line,
 									  "invalid \\u escape %s in string, expected four hex digits",
@@ -688,7 +662,7 @@ lex_string(Parser *P, Tok *t)
 							int32		lo = -1;
 
 							if (end - p >= 12 && p[6] == '\\' && p[7] == 'u')
-								lo = hex4(p + 8);
+								lo = iso_hex4(p + 8);
 							if (lo < 0xDC00 || lo > 0xDFFF)
 							{
 								lex_error(P, ISO_PARSE_SYNTAX, line,
@@ -1316,12 +1290,12 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 				s += 2;
 				continue;
 			case 'u':
-				cp = (uint32) hex4(s + 2);
+				cp = (uint32) iso_hex4(s + 2);
 				s += 6;
 				if (cp >= 0xD800 && cp <= 0xDBFF)
 				{
 					/* validated by the lexer: a low surrogate follows */
-					cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32) hex4(s + 2) - 0xDC00);
+					cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32) iso_hex4(s + 2) - 0xDC00);
 					s += 6;
 				}
 				if (cp == 0)

@@ -12,7 +12,7 @@
  * slices into it stay valid for the whole line.
  */
 #include "wal.h"
-#include "quote.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -130,31 +130,6 @@ wal_error(WalParser *W, IsoErrorKind kind, const char *detail, const char *hint,
 
 #define JSON_HINT "Each line must be one JSON object, as written by ArangoDB's WAL tailing API."
 
-static int
-wal_hex(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int32
-wal_hex4(const unsigned char *s)
-{
-	int			a = wal_hex(s[0]),
-				b = wal_hex(s[1]),
-				c = wal_hex(s[2]),
-				d = wal_hex(s[3]);
-
-	if ((a | b | c | d) < 0)
-		return -1;
-	return (a << 12) | (b << 8) | (c << 4) | d;
-}
-
 /*
  * Scan a JSON string starting at the quote *pp; on success *pp is past the
  * closing quote and *escaped tells whether it had escapes.
@@ -201,7 +176,7 @@ scan_string(WalParser *W, const char **pp, bool *escaped)
 					p += 2;
 					break;
 				case 'u':
-					if (e - p < 6 || wal_hex4(p + 2) < 0)
+					if (e - p < 6 || iso_hex4(p + 2) < 0)
 						return wal_error(W, ISO_PARSE_SYNTAX,
 										 "A \\u escape needs exactly four hex digits.", JSON_HINT,
 										 "invalid \\u escape %s in JSON string, expected four hex digits",
@@ -294,13 +269,13 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 				p += 2;
 				continue;
 			case 'u':
-				cp = (uint32) wal_hex4(p + 2);
+				cp = (uint32) iso_hex4(p + 2);
 				if (cp >= 0xD800 && cp <= 0xDBFF)
 				{
 					int32		lo = -1;
 
 					if (pe - p >= 12 && p[6] == '\\' && p[7] == 'u')
-						lo = wal_hex4(p + 8);
+						lo = iso_hex4(p + 8);
 					if (lo < 0xDC00 || lo > 0xDFFF)
 						return wal_error(W, ISO_PARSE_SYNTAX,
 										 "A high surrogate \\ud800-\\udbff must be followed by a low surrogate escape.",

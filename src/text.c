@@ -1,11 +1,12 @@
 /*
- * quote.c
- *	  Quoting offending input in error messages, and UTF-8 validation,
- *	  shared by the EDN and WAL readers (plain C, see port.h).
+ * text.c
+ *	  Small text helpers shared by the EDN and WAL readers (plain C, see
+ *	  port.h): UTF-8 validation, \uXXXX escapes, quoting offending input
+ *	  in error messages.
  */
 #include "port.h"
 
-#include "quote.h"
+#include "text.h"
 
 /*
  * Length of the valid UTF-8 sequence at s (s < end, *s >= 0x80), or 0 if
@@ -110,4 +111,30 @@ iso_quote_text(char *buf, const char *s, const char *end)
 	buf[o++] = '\'';
 	buf[o] = '\0';
 	return buf;
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The 4 hex digits at s (the caller checked s + 4 <= end); -1 if invalid. */
+int32
+iso_hex4(const unsigned char *s)
+{
+	int			a = hexval(s[0]),
+				b = hexval(s[1]),
+				c = hexval(s[2]),
+				d = hexval(s[3]);
+
+	if ((a | b | c | d) < 0)
+		return -1;
+	return (a << 12) | (b << 8) | (c << 4) | d;
 }

@@ -1,9 +1,9 @@
 /*
- * quote.h
- *	  Quoting offending input in error messages; UTF-8 validation.
+ * text.h
+ *	  Small text helpers shared by the parsers (text.c).
  */
-#ifndef ISOGRAPH_QUOTE_H
-#define ISOGRAPH_QUOTE_H
+#ifndef ISOGRAPH_TEXT_H
+#define ISOGRAPH_TEXT_H
 
 #include "port.h"
 
@@ -12,5 +12,6 @@
 
 extern int	iso_utf8_seq_len(const unsigned char *s, const unsigned char *end);
 extern const char *iso_quote_text(char *buf, const char *s, const char *end);
+extern int32 iso_hex4(const unsigned char *s);
 
-#endif							/* ISOGRAPH_QUOTE_H */
+#endif							/* ISOGRAPH_TEXT_H */
