@@ -138,3 +138,30 @@ iso_hex4(const unsigned char *s)
 		return -1;
 	return (a << 12) | (b << 8) | (c << 4) | d;
 }
+
+/* Write code point cp (<= U+10FFFF, not a surrogate) as UTF-8 at o; returns the end. */
+char *
+iso_utf8_encode(char *o, uint32 cp)
+{
+	if (cp < 0x80)
+		*o++ = (char) cp;
+	else if (cp < 0x800)
+	{
+		*o++ = (char) (0xC0 | (cp >> 6));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	else if (cp < 0x10000)
+	{
+		*o++ = (char) (0xE0 | (cp >> 12));
+		*o++ = (char) (0x80 | ((cp >> 6) & 0x3F));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	else
+	{
+		*o++ = (char) (0xF0 | (cp >> 18));
+		*o++ = (char) (0x80 | ((cp >> 12) & 0x3F));
+		*o++ = (char) (0x80 | ((cp >> 6) & 0x3F));
+		*o++ = (char) (0x80 | (cp & 0x3F));
+	}
+	return o;
+}
