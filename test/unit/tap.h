@@ -38,7 +38,7 @@ ok(int cond, const char *fmt,...)
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void
+static inline void
 diag(const char *fmt,...)
 {
 	va_list		ap;
@@ -50,7 +50,7 @@ diag(const char *fmt,...)
 	printf("\n");
 }
 
-static int
+static inline int
 is_str(const char *got, const char *want, const char *desc)
 {
 	int			r = ok(strcmp(got, want) == 0, "%s", desc);

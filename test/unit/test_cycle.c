@@ -19,27 +19,9 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "tap.h"
+
 #define NL ISO_LEVEL_COUNT
-
-static int	n_tests = 0;
-static int	n_failed = 0;
-
-static bool
-ok(bool cond, const char *fmt,...)
-{
-	va_list		ap;
-
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return cond;
-}
 
 static double
 now(void)
@@ -1217,8 +1199,5 @@ main(int argc, char **argv)
 	test_brute_force(n_graphs);
 	if (scale)
 		test_scale();
-	printf("1..%d\n", n_tests);
-	if (n_failed > 0)
-		fprintf(stderr, "# %d of %d tests failed\n", n_failed, n_tests);
-	return n_failed > 0 ? 1 : 0;
+	return tap_done();
 }
