@@ -13,6 +13,8 @@ iso_cluster_start
 
 psql -X -q -v ON_ERROR_STOP=1 -v history="$history" <<'SQL'
 CREATE EXTENSION isograph;
+-- report every witness, not the default 3 per anomaly
+SET isograph.max_witnesses = 100;
 \set edn `cat :'history'`
 SELECT iso_load_jepsen('demo', :'edn') AS history_id \gset
 \echo
