@@ -20,6 +20,8 @@ CREATE TABLE @extschema@.iso_history (
 );
 COMMENT ON TABLE @extschema@.iso_history IS 'one row per loaded history';
 
+-- Keys and values are identifiers compared byte by byte (COLLATE "C"): the
+-- database's locale must not make the indexes slower or order them oddly.
 CREATE TABLE @extschema@.iso_event (
 	history_id	bigint NOT NULL REFERENCES @extschema@.iso_history ON DELETE CASCADE,
 	txn_id		bigint NOT NULL,
@@ -29,10 +31,10 @@ CREATE TABLE @extschema@.iso_event (
 	complete_time bigint,
 	pos			integer NOT NULL CHECK (pos >= 0),
 	op			text NOT NULL CHECK (op IN ('r', 'w', 'append')),
-	key			text NOT NULL,
-	value		text,
-	read_value	text,
-	read_list	text[],
+	key			text COLLATE "C" NOT NULL,
+	value		text COLLATE "C",
+	read_value	text COLLATE "C",
+	read_list	text[] COLLATE "C",
 	PRIMARY KEY (history_id, txn_id, pos),
 	CHECK ((op = 'r') = (value IS NULL)),
 	CHECK (op = 'r' OR (read_value IS NULL AND read_list IS NULL)),
@@ -43,9 +45,9 @@ CREATE INDEX iso_event_key_idx ON @extschema@.iso_event (history_id, key);
 
 CREATE TABLE @extschema@.iso_version (
 	history_id	bigint NOT NULL REFERENCES @extschema@.iso_history ON DELETE CASCADE,
-	key			text NOT NULL,
+	key			text COLLATE "C" NOT NULL,
 	position	integer NOT NULL CHECK (position >= 0),
-	value		text NOT NULL,
+	value		text COLLATE "C" NOT NULL,
 	PRIMARY KEY (history_id, key, position),
 	UNIQUE (history_id, key, value)
 );
@@ -56,7 +58,7 @@ CREATE TABLE @extschema@.iso_edge (
 	from_txn	bigint NOT NULL,
 	to_txn		bigint NOT NULL,
 	type		text NOT NULL CHECK (type IN ('ww', 'wr', 'rw', 'so', 'rt')),
-	key			text,
+	key			text COLLATE "C",
 	from_event	integer,
 	to_event	integer,
 	PRIMARY KEY (history_id, from_txn, to_txn, type)
