@@ -444,19 +444,8 @@ bfs(Ctx *ctx, const BfsSpec *sp, uint32 src, uint64 *out)
 			tick(ctx);
 			if (!(sp->mask & ISO_EDGE_BIT(e->type)))
 				continue;
-			if (sp->layered)
-			{
-				if (e->type == ISO_EDGE_RW)
-				{
-					if (u & 1)
-						continue;
-					t = e->to * 2 + 1;
-				}
-				else
-					t = e->to * 2;
-			}
-			else
-				t = e->to;
+			if (!iso_edge_step(e, u, sp->layered, &t))
+				continue;
 			if (sp->key != ISO_NO_KEY && e->type <= ISO_EDGE_RW &&
 				e->key != sp->key)
 				continue;
@@ -529,6 +518,26 @@ bound(uint32 best, uint32 extra)
 	return best - extra - 1;
 }
 
+/*
+ * Close a cycle through edge pos: a BFS from head back to sp->dst, shorter
+ * than the best cycle so far (bound(best, 1) > 0, the caller checks).  On
+ * success the cycle is in ctx->best and its length is returned; otherwise
+ * best is returned unchanged.
+ */
+static uint32
+close_through(Ctx *ctx, BfsSpec *sp, uint64 pos, uint32 head, uint32 best)
+{
+	uint32		len;
+
+	sp->max_len = bound(best, 1);
+	ctx->tmp[0] = pos;
+	len = bfs(ctx, sp, head, ctx->tmp + 1);
+	if (len == 0)
+		return best;
+	swap_bufs(ctx);
+	return len + 1;
+}
+
 /* ---------------------------------------------------------------------- */
 /* G0 / G1c: cycles inside SCCs of mask                                    */
 /* ---------------------------------------------------------------------- */
@@ -595,23 +604,15 @@ search_sccs(Ctx *ctx, uint32 mask, IsoCycleKind kind)
 				for (pos = g->out_start[u]; pos < g->out_start[u + 1]; pos++)
 				{
 					const IsoEdge *e = &g->edges[pos];
-					uint32		len;
 
 					tick(ctx);
 					if (e->type != ISO_EDGE_WR || s->comp[e->to] != c)
 						continue;
-					sp.dst = u;
-					sp.max_len = bound(best, 1);
-					if (sp.max_len == 0)
+					if (bound(best, 1) == 0)
 						break;
-					ctx->tmp[0] = pos;
-					len = bfs(ctx, &sp, e->to, ctx->tmp + 1);
+					sp.dst = u;
+					best = close_through(ctx, &sp, pos, e->to, best);
 					attempts++;
-					if (len > 0)
-					{
-						swap_bufs(ctx);
-						best = len + 1;
-					}
 					if (attempts >= MAX_ATTEMPTS || best == 2 ||
 						(best > 0 && OVER_BUDGET(ctx, w0)))
 						break;
@@ -712,24 +713,16 @@ search_psi(Ctx *ctx, uint32 dmask, bool exhaustive)
 				for (pos = g->out_start[a]; pos < g->out_start[a + 1]; pos++)
 				{
 					const IsoEdge *e = &g->edges[pos];
-					uint32		len;
 
 					tick(ctx);
 					if (e->type != ISO_EDGE_RW || da->comp[e->to] != c)
 						continue;
+					if (bound(best, 1) == 0)
+						break;
 					sp.key = e->key;
 					sp.dst = a;
-					sp.max_len = bound(best, 1);
-					if (sp.max_len == 0)
-						break;
-					ctx->tmp[0] = pos;
-					len = bfs(ctx, &sp, e->to, ctx->tmp + 1);
+					best = close_through(ctx, &sp, pos, e->to, best);
 					attempts++;
-					if (len > 0)
-					{
-						swap_bufs(ctx);
-						best = len + 1;
-					}
 					if (attempts >= MAX_ATTEMPTS || best == 2 || OVER_BUDGET(ctx, w0))
 						break;
 				}

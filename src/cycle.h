@@ -79,6 +79,27 @@ extern bool iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level,
 								   uint32 max_per_kind, IsoCycleList *out,
 								   IsoSccCache *cache);
 
+/*
+ * One step in the SI check's 2-layer graph (states 2v: "arrived not by rw",
+ * 2v+1: "arrived by rw"): a ww/wr (or so/rt) edge leads from either state
+ * of u to 2*to, an rw edge only from 2u to 2*to+1.  Returns false when the
+ * edge leaves no state from state (an rw edge after an rw edge).  Without
+ * layers, states are vertices.
+ */
+static inline bool
+iso_edge_step(const IsoEdge *e, uint32 state, bool layered, uint32 *next)
+{
+	if (!layered)
+		*next = e->to;
+	else if (e->type != ISO_EDGE_RW)
+		*next = e->to * 2;
+	else if (state & 1)
+		return false;
+	else
+		*next = e->to * 2 + 1;
+	return true;
+}
+
 /* Iterative Tarjan: comp[v] = component id; returns the number of components. */
 extern uint32 iso_scc(const IsoGraph *graph, uint32 edge_mask, uint32 *comp);
 

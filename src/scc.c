@@ -96,19 +96,8 @@ scc_core(const IsoGraph *g, uint32 mask, bool layered, uint32 *comp)
 					ISO_CHECK_INTERRUPTS();
 				if (!(mask & ISO_EDGE_BIT(e->type)))
 					continue;
-				if (layered)
-				{
-					if (e->type == ISO_EDGE_RW)
-					{
-						if (u & 1)
-							continue;
-						t = e->to * 2 + 1;
-					}
-					else
-						t = e->to * 2;
-				}
-				else
-					t = e->to;
+				if (!iso_edge_step(e, u, layered, &t))
+					continue;
 
 				if (idx[t] == 0)
 				{
