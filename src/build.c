@@ -79,7 +79,9 @@ iso_build_open(IsoBuild *build, int64 history_id)
 	limited_cxt_callback.func = forget_limited_cxt;
 	limited_cxt_callback.arg = NULL;
 	MemoryContextRegisterResetCallback(build->cxt, &limited_cxt_callback);
-	iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	if (!iso_use_image ||
+		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
+		iso_read_history(history_id, build->workload, &build->history, build->cxt);
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,
 											  &build->log, build->cxt);

@@ -26,6 +26,7 @@ static const char *const table_names[] = {
 	[ISO_TABLE_EVENT] = "iso_event",
 	[ISO_TABLE_VERSION] = "iso_version",
 	[ISO_TABLE_EDGE] = "iso_edge",
+	[ISO_TABLE_IMAGE] = "iso_history_image",
 };
 
 /* Namespace of the installed extension; ERROR if it is not installed. */

@@ -34,6 +34,14 @@ extern void iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory 
 extern bool iso_read_version_log(int64 history_id, const IsoHistory *h,
 								 IsoVersionLog *log, MemoryContext build_cxt);
 
+/* image_store.c */
+extern void iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev,
+							bool replace);
+extern void iso_read_current_history(int64 history_id, IsoWorkload workload,
+									 IsoHistory *h, MemoryContext cxt);
+extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
+						   MemoryContext build_cxt);
+
 /* build.c */
 extern void iso_build_open(IsoBuild *build, int64 history_id);
 extern void iso_build_close(IsoBuild *build);

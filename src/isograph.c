@@ -16,6 +16,7 @@ bool		iso_assume_sequential_keys = false;
 bool		iso_assume_linearizable_keys = false;
 int			iso_max_witnesses = 3;
 int			iso_max_memory_mb = 4096;
+bool		iso_use_image = true;
 
 void		_PG_init(void);
 
@@ -43,5 +44,10 @@ _PG_init(void)
 							&iso_max_memory_mb,
 							4096, 16, 1024 * 1024, PGC_USERSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("isograph.use_image",
+							 "Let checks read a history's stored image instead of its events.",
+							 "Off makes every check read iso_event (for comparison or diagnosis).",
+							 &iso_use_image,
+							 true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("isograph");
 }

@@ -19,6 +19,7 @@ extern bool iso_assume_sequential_keys;
 extern bool iso_assume_linearizable_keys;
 extern int	iso_max_witnesses;
 extern int	iso_max_memory_mb;
+extern bool iso_use_image;
 
 /* The extension's own tables (catalog.c). */
 typedef enum IsoTable
@@ -26,7 +27,8 @@ typedef enum IsoTable
 	ISO_TABLE_HISTORY,
 	ISO_TABLE_EVENT,
 	ISO_TABLE_VERSION,
-	ISO_TABLE_EDGE
+	ISO_TABLE_EDGE,
+	ISO_TABLE_IMAGE
 } IsoTable;
 
 extern Oid	iso_table_oid(IsoTable table);

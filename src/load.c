@@ -20,6 +20,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "check.h"
 #include "isograph.h"
 #include "wal.h"
 
@@ -162,6 +163,10 @@ typedef struct LoadState
 	Tuplestorestate *tupstore;	/* iso_parse_jepsen */
 	TupleDesc	tupdesc;
 	IsoTableWriter writer;		/* iso_load_jepsen */
+	IsoHistory	history;		/* iso_load_jepsen: what its image will hold */
+	MemoryContext history_cxt;
+	int64		last_txn_id;
+	bool		in_order;		/* txn_ids arrived strictly increasing */
 } LoadState;
 
 static bool
@@ -185,6 +190,41 @@ parse_txn_callback(const EdnTxn *txn, void *arg)
 	return true;
 }
 
+/*
+ * Add txn to the history the image is made of, exactly as reading its rows
+ * back (history_read.c) would: same calls, same order, same texts.
+ */
+static void
+add_to_history(LoadState *state, const EdnTxn *txn)
+{
+	IsoHistory *h = &state->history;
+	MemoryContext old;
+	int			i;
+
+	if (txn->n_ops == 0)
+		return;					/* it has no rows, so reading back has no trace */
+	old = MemoryContextSwitchTo(state->history_cxt);
+	if (h->n_txns > 0 && txn->txn_id <= state->last_txn_id)
+		state->in_order = false;
+	state->last_txn_id = txn->txn_id;
+	iso_history_add_txn(h, txn->txn_id, txn->status, txn->has_process,
+						txn->has_process ? txn->process : 0,
+						txn->has_invoke_time ? txn->invoke_time : ISO_NO_TIME,
+						txn->has_complete_time ? txn->complete_time : ISO_NO_TIME);
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		const EdnOp *op = &txn->ops[i];
+
+		if (op->op == ISO_OP_READ && op->list_len >= 0)
+			iso_history_add_list(h, i, op->key, op->list, op->list_len);
+		else
+			iso_history_add_op(h, op->op, i, op->key,
+							   op->op == ISO_OP_READ ? op->read_value : op->value,
+							   NULL, -1);
+	}
+	MemoryContextSwitchTo(old);
+}
+
 static bool
 load_txn_callback(const EdnTxn *txn, void *arg)
 {
@@ -202,6 +242,8 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(state->row_context);
+	if (state->history_cxt != NULL)
+		add_to_history(state, txn);
 	return true;
 }
 
@@ -236,6 +278,31 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Store the image of the history just loaded.  The rows are read back in
+ * (txn_id, pos) order; when the EDN delivered transactions in another order
+ * the history built on the way differs, so it is read back from the rows.
+ */
+static void
+save_load_image(LoadState *state, IsoWorkload workload)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->history_cxt);
+
+	state->history.workload = workload;
+	iso_history_end_input(&state->history);
+	MemoryContextSwitchTo(old);
+	if (!state->in_order)
+	{
+		MemoryContextReset(state->history_cxt);
+		iso_read_current_history(state->history_id, workload, &state->history,
+								 state->history_cxt);
+	}
+	/* a new history: no image to replace, events_rev is the default 0 */
+	iso_image_write(state->history_id, &state->history, 0, false);
+	MemoryContextDelete(state->history_cxt);
+	state->history_cxt = NULL;
+}
+
+/*
  * iso_load_jepsen(name text, edn text, workload text DEFAULT NULL) returns bigint
  */
 Datum
@@ -267,6 +334,11 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 											  "isograph load rows",
 											  ALLOCSET_DEFAULT_SIZES);
 	iso_writer_open(&state.writer, ISO_TABLE_EVENT);
+	state.history_cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "isograph load history",
+											  ALLOCSET_DEFAULT_SIZES);
+	state.in_order = true;
+	iso_history_init(&state.history, ISO_WORKLOAD_UNKNOWN);
 
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &state, &stats, &err))
@@ -284,6 +356,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 
 	iso_history_finish_load(state.history_id, iso_workload_name(stats.workload),
 							stats.skipped);
+	save_load_image(&state, stats.workload);
 	PG_RETURN_INT64(state.history_id);
 }
 

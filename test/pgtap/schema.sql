@@ -1,15 +1,23 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(50);
+SELECT plan(62);
 
 SELECT has_table('iso_history');
 SELECT has_table('iso_event');
 SELECT has_table('iso_version');
 SELECT has_table('iso_edge');
+SELECT has_table('iso_history_image');
 
 SELECT columns_are('iso_history',
-  ARRAY['history_id', 'name', 'workload', 'source', 'loaded_at', 'owner', 'skipped', 'metadata']);
+  ARRAY['history_id', 'name', 'workload', 'source', 'loaded_at', 'owner', 'skipped', 'metadata',
+        'events_rev']);
+SELECT columns_are('iso_history_image', ARRAY['history_id', 'section', 'part', 'data']);
+SELECT col_is_pk('iso_history_image', ARRAY['history_id', 'section', 'part']);
+SELECT col_is_fk('iso_history_image', 'history_id');
+SELECT is((SELECT attstorage FROM pg_attribute
+            WHERE attrelid = 'iso_history_image'::regclass AND attname = 'data'), 'e',
+          'image parts are stored uncompressed (STORAGE EXTERNAL)');
 SELECT columns_are('iso_event',
   ARRAY['history_id', 'txn_id', 'process', 'status', 'invoke_time', 'complete_time',
         'pos', 'op', 'key', 'value', 'read_value', 'read_list']);
@@ -65,8 +73,18 @@ SELECT has_function('iso_check', ARRAY['text', 'bigint', 'integer']);
 SELECT has_function('iso_levels', ARRAY['bigint']);
 SELECT has_function('iso_dot', ARRAY['bigint', 'bigint[]']);
 SELECT has_function('iso_check_edges', ARRAY['text', 'bigint', 'integer']);
+SELECT has_function('iso_save_image', ARRAY['bigint']);
+SELECT function_returns('iso_save_image', ARRAY['bigint'], 'bigint');
 
--- pg_dump keeps user rows of every table
+-- any change of iso_event outdates the images of the histories it touched
+SELECT trigger_is('iso_event', 'iso_event_inserted', 'iso_event_changed');
+SELECT trigger_is('iso_event', 'iso_event_updated', 'iso_event_changed');
+SELECT trigger_is('iso_event', 'iso_event_deleted', 'iso_event_changed');
+SELECT trigger_is('iso_event', 'iso_event_truncated', 'iso_event_changed');
+-- images can be read and dropped, never written, by users
+SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT', 'DELETE']);
+
+-- pg_dump keeps user rows of every table but the images (a cache)
 SELECT set_eq(
   $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'isograph'$$,
   ARRAY['iso_history', 'iso_history_history_id_seq', 'iso_event', 'iso_version', 'iso_edge'],

@@ -1,0 +1,439 @@
+/*
+ * image_store.c
+ *	  History images in iso_history_image: writing them (iso_load_jepsen,
+ *	  iso_save_image), reading them back for a check, and dropping them when
+ *	  iso_event changes (the iso_event_changed trigger).
+ *
+ * An image is a cache of what reading iso_event would give (image.h).
+ * Soundness rests on three things: only this file writes images (users have
+ * no INSERT or UPDATE privilege on the table, and the writer bypasses
+ * neither the visibility of the history nor its events); any change to
+ * iso_event drops the images of the histories it touched, in the same
+ * transaction (statement triggers with transition tables); and an image
+ * that does not fit this build or fails validation is ignored.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "check.h"
+#include "image.h"
+#include "isograph.h"
+
+PG_FUNCTION_INFO_V1(iso_save_image);
+PG_FUNCTION_INFO_V1(iso_event_changed);
+
+/*
+ * Sections are stored in parts of at most this size.  Small enough that
+ * the buffer each part is detoasted into is reused from one part to the
+ * next (malloc serves blocks this size from its heap once one was freed),
+ * instead of a fresh mapping whose pages all fault on first touch.
+ */
+#define IMAGE_PART_BYTES	((uint64) 4 * 1024 * 1024)
+
+/* Columns of iso_history_image. */
+enum
+{
+	IMAGE_HISTORY_ID = 1,
+	IMAGE_SECTION,
+	IMAGE_PART,
+	IMAGE_DATA,
+	IMAGE_NATTS = IMAGE_DATA
+};
+
+/* Drop the stored image of one history (as the caller: row-level security). */
+static void
+drop_image(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_IMAGE)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
+	SPI_finish();
+}
+
+/*
+ * Store h as the image of history_id, replacing any older one.  h must have
+ * been built from the history's events as they are in this transaction.
+ */
+void
+iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool replace)
+{
+	IsoImageLayout layout;
+	IsoTableWriter writer;
+	Datum		values[IMAGE_NATTS];
+	bool		nulls[IMAGE_NATTS] = {false};
+	int			s;
+
+	if (replace)
+		drop_image(history_id);
+	iso_image_describe(h, &layout);
+	layout.header.events_rev = events_rev;
+	iso_writer_open(&writer, ISO_TABLE_IMAGE);
+	values[IMAGE_HISTORY_ID - 1] = Int64GetDatum(history_id);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		uint64		off = 0;
+		int32		part = 0;
+
+		/* an empty section has no rows; its size is in the header */
+		while (off < layout.bytes[s])
+		{
+			uint64		len = Min(layout.bytes[s] - off, IMAGE_PART_BYTES);
+			bytea	   *data = palloc(VARHDRSZ + len);
+
+			SET_VARSIZE(data, VARHDRSZ + len);
+			memcpy(VARDATA(data), (const char *) layout.ptr[s] + off, len);
+			values[IMAGE_SECTION - 1] = Int16GetDatum(s);
+			values[IMAGE_PART - 1] = Int32GetDatum(part);
+			values[IMAGE_DATA - 1] = PointerGetDatum(data);
+			iso_writer_put(&writer, values, nulls);
+			pfree(data);
+			off += len;
+			part++;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	iso_writer_close(&writer);
+}
+
+/* Why an image is not used: quietly if it merely predates this build. */
+static bool
+image_unusable(int64 history_id, const char *why, bool damaged)
+{
+	ereport(damaged ? WARNING : DEBUG1,
+			(errmsg("not using the stored image of history %lld: %s",
+					(long long) history_id, why),
+			 errhint("SELECT iso_save_image(%lld) rewrites it; checks read iso_event meanwhile.",
+					 (long long) history_id)));
+	return false;
+}
+
+static const char *
+section_sizes_match(const uint64 *expect, const uint64 *found)
+{
+	int			s;
+
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		if (expect[s] != found[s])
+			return "its sections do not have the sizes its header gives";
+	return NULL;
+}
+
+/*
+ * Fill h from the stored image of history_id, allocating in build_cxt.
+ * Returns false, leaving h untouched, when there is no usable image.
+ */
+bool
+iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
+			   MemoryContext build_cxt)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	uint64		found[ISO_IMAGE_NSECTIONS] = {0};
+	uint64		expect[ISO_IMAGE_NSECTIONS];
+	uint64		filled[ISO_IMAGE_NSECTIONS] = {0};
+	IsoImageHeader header;
+	IsoImageLayout layout;
+	IsoHistory	read;
+	MemoryContext image_cxt;
+	MemoryContext row_cxt;
+	MemoryContext old;
+	Portal		portal;
+	const char *table = iso_qualified_table_name(ISO_TABLE_IMAGE);
+	const char *why;
+	bool		have_header = false;
+	bool		isnull;
+	int64		events_rev;
+	uint64		i;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+
+	/* the revision of the events the image must be of */
+	ret = SPI_execute_with_args(psprintf("SELECT events_rev FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read iso_history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+	{
+		SPI_finish();
+		return false;
+	}
+	events_rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+
+	/* the sizes first: nothing is allocated for an image that cannot fit */
+	ret = SPI_execute_with_args(psprintf("SELECT section, part, pg_catalog.octet_length(data) "
+										 "FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "ORDER BY section, part", table),
+								1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read iso_history_image: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 0)
+	{
+		SPI_finish();
+		return false;
+	}
+	for (i = 0; i < SPI_processed; i++)
+	{
+		int			s = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		int32		part = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		int32		len = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+
+		if (s < 0 || s >= ISO_IMAGE_NSECTIONS || isnull ||
+			found[s] != (uint64) part * IMAGE_PART_BYTES)
+		{
+			SPI_finish();
+			return image_unusable(history_id, "its parts are not contiguous", true);
+		}
+		found[s] += len;
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	portal = SPI_cursor_open_with_args(NULL,
+									   psprintf("SELECT section, part, data FROM %s "
+												"WHERE history_id OPERATOR(pg_catalog.=) $1 "
+												"ORDER BY section, part", table),
+									   1, argtypes, args, NULL, true, 0);
+	image_cxt = AllocSetContextCreate(build_cxt, "isograph image", ALLOCSET_DEFAULT_SIZES);
+	/* a part detoasted (IMAGE_PART_BYTES at most) lives until the next one */
+	row_cxt = AllocSetContextCreate(image_cxt, "isograph image part", ALLOCSET_DEFAULT_SIZES);
+	why = NULL;
+	for (;;)
+	{
+		int			s;
+		bytea	   *data;
+		uint64		len;
+
+		SPI_cursor_fetch(portal, true, 1);
+		if (SPI_processed == 0)
+			break;
+		s = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContextReset(row_cxt);
+		old = MemoryContextSwitchTo(row_cxt);
+		data = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+		MemoryContextSwitchTo(old);
+		len = VARSIZE_ANY_EXHDR(data);
+		if (s == ISO_IMAGE_HEADER)
+		{
+			if (len != sizeof(header))
+			{
+				why = "its header has the wrong size";
+				break;
+			}
+			memcpy(&header, VARDATA_ANY(data), sizeof(header));
+			if (header.events_rev != events_rev)
+			{
+				/* the trigger drops outdated images; this one is left over */
+				why = "the events changed since it was written";
+				break;
+			}
+			iso_image_sizes(&header, expect);
+			if ((why = section_sizes_match(expect, found)) != NULL)
+				break;
+			old = MemoryContextSwitchTo(image_cxt);
+			why = iso_image_prepare(&header, &read, &layout);
+			MemoryContextSwitchTo(old);
+			if (why != NULL)
+			{
+				/* another build's layout: not damage, just not ours */
+				SPI_cursor_close(portal);
+				SPI_finish();
+				MemoryContextDelete(image_cxt);
+				return image_unusable(history_id, why, false);
+			}
+			have_header = true;
+		}
+		else if (!have_header)
+		{
+			why = "it has no header";
+			break;
+		}
+		else
+		{
+			/* sizes were checked against the header: this part fits */
+			memcpy((char *) layout.ptr[s] + filled[s], VARDATA_ANY(data), len);
+			filled[s] += len;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		iso_check_memory(build_cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	MemoryContextDelete(row_cxt);
+
+	if (why == NULL && !have_header)
+		why = "it has no header";
+	if (why == NULL)
+		why = iso_image_validate(&read);
+	if (why == NULL && read.workload != workload)
+		why = "it was made for another workload";
+	if (why != NULL)
+	{
+		MemoryContextDelete(image_cxt);
+		return image_unusable(history_id, why, true);
+	}
+	*h = read;
+	return true;
+}
+
+/*
+ * Write-lock the history row and return its events_rev.  The write (an
+ * UPDATE that changes nothing) conflicts with the trigger's bump of
+ * events_rev by any concurrent change of the events: under READ COMMITTED
+ * one waits for the other and the image ends up of the newest events or
+ * outdated by a higher revision; under REPEATABLE READ or SERIALIZABLE the
+ * later one fails with a serialization error.  Either way no image can
+ * claim a revision whose events it does not hold.
+ */
+static int64
+lock_events_rev(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		isnull;
+	int64		rev;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errdetail("It may have been deleted while this statement ran.")));
+	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return rev;
+}
+
+/*
+ * Read the history's events as they are now, in this transaction: with a
+ * snapshot taken after the caller's own writes and, under READ COMMITTED,
+ * after the lock it waited for (the statement's snapshot is older).
+ */
+void
+iso_read_current_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
+						 MemoryContext cxt)
+{
+	CommandCounterIncrement();
+	PushCopiedSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	iso_read_history(history_id, workload, h, cxt);
+	PopActiveSnapshot();
+}
+
+/*
+ * iso_save_image(history_id bigint) returns bigint: read the history's
+ * events and store its image; returns the image's size in bytes.
+ */
+Datum
+iso_save_image(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	char	   *name;
+	IsoWorkload workload;
+	IsoHistory	h;
+	IsoImageLayout layout;
+	MemoryContext cxt;
+	uint64		bytes = 0;
+	int64		events_rev;
+	int			s;
+
+	if (!iso_history_lookup(history_id, &name, &workload))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+	events_rev = lock_events_rev(history_id);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph save image",
+								ALLOCSET_DEFAULT_SIZES);
+	iso_read_current_history(history_id, workload, &h, cxt);
+	iso_image_write(history_id, &h, events_rev, true);
+	iso_image_describe(&h, &layout);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		bytes += layout.bytes[s];
+	MemoryContextDelete(cxt);
+	PG_RETURN_INT64((int64) bytes);
+}
+
+/*
+ * Statement trigger on iso_event: the histories whose events the statement
+ * inserted, updated or deleted (its transition tables), or every history on
+ * TRUNCATE, get a new events_rev, which outdates their images, and their
+ * images are dropped.  Runs as the caller, so row-level security limits it
+ * to the caller's histories, the only ones whose events it could change.
+ */
+Datum
+iso_event_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	StringInfoData touched;
+	const char *oldtab;
+	const char *newtab;
+	int			ret;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() must be called as a statement trigger")));
+
+	oldtab = trigdata->tg_trigger->tgoldtable;
+	newtab = trigdata->tg_trigger->tgnewtable;
+	initStringInfo(&touched);
+	if (!TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+	{
+		if (oldtab == NULL && newtab == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("iso_event_changed() needs a transition table")));
+		appendStringInfoString(&touched, " WHERE history_id IN (");
+		if (oldtab != NULL)
+			appendStringInfo(&touched, "SELECT history_id FROM %s", quote_identifier(oldtab));
+		if (oldtab != NULL && newtab != NULL)
+			appendStringInfoString(&touched, " UNION ");
+		if (newtab != NULL)
+			appendStringInfo(&touched, "SELECT history_id FROM %s", quote_identifier(newtab));
+		appendStringInfoChar(&touched, ')');
+	}
+
+	SPI_connect();
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+	ret = SPI_execute(psprintf("UPDATE %s SET events_rev = events_rev OPERATOR(pg_catalog.+) 1%s",
+							   iso_qualified_table_name(ISO_TABLE_HISTORY), touched.data),
+					  false, 0);
+	if (ret != SPI_OK_UPDATE)
+		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
+	ret = SPI_execute(psprintf("DELETE FROM %s%s",
+							   iso_qualified_table_name(ISO_TABLE_IMAGE), touched.data),
+					  false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
