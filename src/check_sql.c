@@ -338,6 +338,7 @@ iso_levels(PG_FUNCTION_ARGS)
 	/* the levels share most of their strongly connected components */
 	old = MemoryContextSwitchTo(build.cxt);
 	scc_cache = iso_scc_cache_create();
+	iso_scc_cache_prime(scc_cache, &build.inf.graph);
 	MemoryContextSwitchTo(old);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{

@@ -367,6 +367,41 @@ sccs_free(Sccs *s)
 	s->comp = s->start = s->mem = NULL;
 }
 
+/*
+ * Whether the cache shows the graph over mask acyclic: some plain (not
+ * layered) entry over a superset of mask has only single-vertex
+ * components.  A cycle over mask, or a closed walk of the 2-layer graph
+ * over mask, would be a cycle over the superset too.
+ */
+static bool
+acyclic_by_superset(const Ctx *ctx, uint32 mask)
+{
+	const IsoSccCache *cache = ctx->cache;
+	int			i;
+
+	for (i = 0; i < cache->n; i++)
+		if (!cache->layered[i] && (cache->mask[i] & mask) == mask &&
+			cache->sccs[i].ncomp == ctx->g->n_vertices)
+			return true;
+	return false;
+}
+
+/* The SCCs of an acyclic graph: every state is its own component. */
+static void
+sccs_trivial(Ctx *ctx, bool layered, Sccs *s)
+{
+	uint32		n = layered ? ctx->g->n_vertices * 2 : ctx->g->n_vertices;
+	uint32		i;
+
+	s->ncomp = n;
+	s->comp = (uint32 *) iso_alloc((Size) (n > 0 ? n : 1) * sizeof(uint32));
+	s->start = (uint32 *) iso_alloc(((Size) n + 1) * sizeof(uint32));
+	s->mem = (uint32 *) iso_alloc((Size) (n > 0 ? n : 1) * sizeof(uint32));
+	for (i = 0; i < n; i++)
+		s->comp[i] = s->start[i] = s->mem[i] = i;
+	s->start[n] = n;
+}
+
 /* The SCCs of (mask, layered), computed once per iso_find_cycles call. */
 static const Sccs *
 sccs_get(Ctx *ctx, uint32 mask, bool layered)
@@ -382,8 +417,12 @@ sccs_get(Ctx *ctx, uint32 mask, bool layered)
 			return &cache->sccs[i];
 	if (cache->n == SCC_CACHE)
 		cycle_fail("internal error: SCC cache full");	/* pointers are held */
-	i = cache->n++;
-	sccs_build(ctx, mask, layered, &cache->sccs[i]);
+	i = cache->n;
+	if (acyclic_by_superset(ctx, mask))
+		sccs_trivial(ctx, layered, &cache->sccs[i]);
+	else
+		sccs_build(ctx, mask, layered, &cache->sccs[i]);
+	cache->n++;
 	cache->mask[i] = mask;
 	cache->layered[i] = layered;
 	return &cache->sccs[i];
@@ -1102,6 +1141,23 @@ run_pass(Ctx *ctx, uint32 dmask, bool psi_exhaustive, bool *psi_found)
 	if ((li->forbidden_kinds & KBIT(ISO_CYCLE_G2_ITEM)) &&
 		ctx->count[ISO_CYCLE_G2_ITEM] < ctx->max_per_kind)
 		search_g2(ctx, dmask);
+}
+
+/*
+ * Compute the SCCs over every edge type first.  When that graph is acyclic,
+ * as in most histories, every level's components follow without another
+ * pass over the edges (acyclic_by_superset); otherwise it costs one pass.
+ */
+void
+iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph)
+{
+	Ctx			ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.g = graph;
+	ctx.cache = cache;
+	if (graph->n_vertices > 0)
+		(void) sccs_get(&ctx, B_WW | B_WR | B_RW | B_SO | B_RT, false);
 }
 
 IsoSccCache *

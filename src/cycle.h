@@ -75,6 +75,7 @@ extern bool iso_find_cycles(const IsoGraph *graph, IsoLevel level,
 typedef struct IsoSccCache IsoSccCache;
 extern IsoSccCache *iso_scc_cache_create(void);
 extern void iso_scc_cache_free(IsoSccCache *cache);
+extern void iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph);
 extern bool iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level,
 								   uint32 max_per_kind, IsoCycleList *out,
 								   IsoSccCache *cache);
