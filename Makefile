@@ -15,12 +15,13 @@ REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 EXTRA_CLEAN = results regression.diffs regression.out
 
-# headers are shared by every file: rebuild all objects when one changes
-$(OBJS): $(wildcard src/*.h)
-
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# headers are shared by every file: rebuild all objects when one changes
+# (after the include, so that PGXS's "all" stays the default goal)
+$(OBJS): $(wildcard src/*.h)
 
 # The libpq client, isograph-record (client/), builds and installs with us.
 .PHONY: client client-install client-clean
