@@ -74,8 +74,19 @@ iso_table_oid(IsoTable table)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("table \"%s\" of extension isograph is missing",
 						table_names[table]),
-				 errhint("Reinstall the extension with DROP EXTENSION isograph; CREATE EXTENSION isograph.")));
+				 errhint("If the extension is older than its library, run ALTER EXTENSION isograph UPDATE.")));
 	return relid;
+}
+
+/*
+ * Whether the table exists: tables added by a later version are missing
+ * until ALTER EXTENSION isograph UPDATE, and the library must work with
+ * every installed version.
+ */
+bool
+iso_table_exists(IsoTable table)
+{
+	return OidIsValid(get_relname_relid(table_names[table], iso_extension_namespace()));
 }
 
 /* "schema"."table", quoted, for SPI query text. */

@@ -188,10 +188,17 @@ iso_image_validate(const IsoHistory *h)
 		if (op->key >= h->keys.n || op->kind > ISO_OP_APPEND || op->pos < 0 ||
 			(op->value != ISO_NONE && op->value >= h->values.n))
 			return "a micro-operation names an unknown key or value";
+		if (op->kind != ISO_OP_READ && op->value == ISO_NONE)
+			return "a write has no value";
 		if (op->list_len < -1 ||
 			(op->list_len >= 0 &&
 			 (uint64) op->list_first + (uint64) op->list_len > h->n_elems))
 			return "a list read is out of range";
+		/* what reading the events would have refused (history_read.c) */
+		if (h->workload == ISO_WORKLOAD_LIST_APPEND ?
+			(op->kind == ISO_OP_WRITE || (op->kind == ISO_OP_READ && op->value != ISO_NONE)) :
+			(op->kind == ISO_OP_APPEND || op->list_len >= 0))
+			return "a micro-operation does not belong to the workload";
 	}
 	for (i = 0; i < h->n_elems; i++)
 		if (h->elems[i] >= h->values.n)

@@ -79,6 +79,8 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 	bool		nulls[IMAGE_NATTS] = {false};
 	int			s;
 
+	if (!iso_table_exists(ISO_TABLE_IMAGE))
+		return;					/* schema 0.1.0: checks read the events */
 	if (replace)
 		drop_image(history_id);
 	iso_image_describe(h, &layout);
@@ -162,6 +164,8 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	uint64		i;
 	int			ret;
 
+	if (!iso_table_exists(ISO_TABLE_IMAGE))
+		return false;			/* schema 0.1.0: no images, no events_rev */
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
 

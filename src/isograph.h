@@ -32,6 +32,7 @@ typedef enum IsoTable
 } IsoTable;
 
 extern Oid	iso_table_oid(IsoTable table);
+extern bool iso_table_exists(IsoTable table);
 extern const char *iso_table_name(IsoTable table);
 extern char *iso_qualified_table_name(IsoTable table);
 

@@ -285,7 +285,11 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 static void
 save_load_image(LoadState *state, IsoWorkload workload)
 {
-	MemoryContext old = MemoryContextSwitchTo(state->history_cxt);
+	MemoryContext old;
+
+	if (state->history_cxt == NULL)
+		return;
+	old = MemoryContextSwitchTo(state->history_cxt);
 
 	state->history.workload = workload;
 	iso_history_end_input(&state->history);
@@ -334,11 +338,19 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 											  "isograph load rows",
 											  ALLOCSET_DEFAULT_SIZES);
 	iso_writer_open(&state.writer, ISO_TABLE_EVENT);
-	state.history_cxt = AllocSetContextCreate(CurrentMemoryContext,
-											  "isograph load history",
-											  ALLOCSET_DEFAULT_SIZES);
-	state.in_order = true;
-	iso_history_init(&state.history, ISO_WORKLOAD_UNKNOWN);
+	/* the image is built on the way (schema 0.1.0 has no images) */
+	if (iso_table_exists(ISO_TABLE_IMAGE))
+	{
+		MemoryContext old;
+
+		state.history_cxt = AllocSetContextCreate(CurrentMemoryContext,
+												  "isograph load history",
+												  ALLOCSET_DEFAULT_SIZES);
+		old = MemoryContextSwitchTo(state.history_cxt);
+		state.in_order = true;
+		iso_history_init(&state.history, ISO_WORKLOAD_UNKNOWN);
+		MemoryContextSwitchTo(old);
+	}
 
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &state, &stats, &err))

@@ -1,0 +1,741 @@
+/*
+ * test_image.c
+ *	  History images (src/image.c), standalone: a history is described,
+ *	  every section copied into its own malloc'd buffer (as if stored as
+ *	  rows and read back), the arrays rebuilt from the header alone and
+ *	  filled from the buffers, validated, and compared field by field with
+ *	  the original.  Then every rule of iso_image_prepare and
+ *	  iso_image_validate is broken once, on a fresh read-back, and the exact
+ *	  message asserted.
+ *
+ * Histories:
+ *	  - list-append: appends, list reads through iso_history_add_list (with
+ *		its memo of the previous read) and through add_list_read/add_elem,
+ *		an empty list read, ok/fail/info, with and without process and
+ *		times, odd keys ("" and one with a NUL byte), and 1,500 values so
+ *		the value table has rehashed;
+ *	  - rw-register: writes, reads of values and nil reads;
+ *	  - the empty history (every section but the header is 0 bytes).
+ *
+ * Every allocation is freed (LeakSanitizer must stay quiet).
+ */
+#include "port.h"
+#include "history.h"
+#include "image.h"
+
+#include <stdlib.h>
+
+#include "tap.h"
+
+static IsoSlice
+sl(const char *s)
+{
+	IsoSlice	r;
+
+	r.ptr = s;
+	r.len = (int32) strlen(s);
+	return r;
+}
+
+static IsoSlice
+sln(const char *s, int32 len)
+{
+	IsoSlice	r;
+
+	r.ptr = s;
+	r.len = len;
+	return r;
+}
+
+static const IsoSlice nil_slice = {NULL, 0};
+
+/* ---- freeing what the cores allocate (they have no free functions) ---- */
+
+static void
+strtab_free(IsoStrTab *t)
+{
+	iso_free(t->arena);
+	iso_free(t->offsets);
+	iso_free(t->slots);
+	iso_free(t->hashes);
+}
+
+static void
+history_free(IsoHistory *h)
+{
+	iso_free(h->txns);
+	iso_free(h->ops);
+	iso_free(h->elems);
+	strtab_free(&h->keys);
+	strtab_free(&h->values);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- the histories ---- */
+
+#define MANY_VALUES 1500
+
+static void
+build_list_append(IsoHistory *h)
+{
+	static const char nul_key[] = {'k', '\0', 'z'};
+	IsoSlice	l1[1];
+	IsoSlice	l12[2];
+	IsoSlice	l123[3];
+	char		buf[32];
+	int			i;
+
+	l1[0] = sl("1");
+	l12[0] = sl("1");
+	l12[1] = sl("2");
+	l123[0] = sl("1");
+	l123[1] = sl("2");
+	l123[2] = sl("3");
+
+	iso_history_init(h, ISO_WORKLOAD_LIST_APPEND);
+
+	/* T10: ok, process 1, both times */
+	iso_history_add_txn(h, 10, ISO_STATUS_OK, true, 1, 100, 200);
+	iso_history_add_op(h, ISO_OP_APPEND, 0, sl("x"), sl("1"), NULL, -1);
+	iso_history_add_op(h, ISO_OP_APPEND, 1, sl("y"), sl("1"), NULL, -1);
+	iso_history_add_list(h, 2, sl("x"), l1, 1);
+
+	/* T11: ok, process 2, no times; the memo reuses the ids of [1] */
+	iso_history_add_txn(h, 11, ISO_STATUS_OK, true, 2, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_list(h, 0, sl("x"), l1, 1);
+	iso_history_add_op(h, ISO_OP_APPEND, 1, sl("x"), sl("2"), NULL, -1);
+	iso_history_add_list(h, 2, sl("x"), l12, 2);
+
+	/* T12: fail, no process, invoke time only */
+	iso_history_add_txn(h, 12, ISO_STATUS_FAIL, false, 0, 300, ISO_NO_TIME);
+	iso_history_add_op(h, ISO_OP_APPEND, 0, sl("y"), sl("3"), NULL, -1);
+
+	/* T13: info; an empty read, a read element by element, odd keys */
+	iso_history_add_txn(h, 13, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, 400);
+	iso_history_add_list(h, 0, sl("y"), NULL, 0);
+	iso_history_add_list_read(h, 1, sl("z"), 3);
+	iso_history_add_elem(h, sl("1"));
+	iso_history_add_elem(h, sl("2"));
+	iso_history_add_elem(h, sl("3"));
+	iso_history_add_op(h, ISO_OP_APPEND, 2, sl(""), sl(""), NULL, -1);
+	iso_history_add_op(h, ISO_OP_APPEND, 3, sln(nul_key, 3), sl("4"), NULL, -1);
+	iso_history_add_list(h, 4, sln(nul_key, 3), l123, 3);
+
+	/* T14: enough distinct values that the value table rehashed */
+	iso_history_add_txn(h, 14, ISO_STATUS_OK, true, 1, 500, 600);
+	for (i = 0; i < MANY_VALUES; i++)
+	{
+		snprintf(buf, sizeof(buf), "v%d", i);
+		iso_history_add_op(h, ISO_OP_APPEND, i, sl("w"), sl(buf), NULL, -1);
+	}
+	iso_history_end_input(h);
+}
+
+static void
+build_rw_register(IsoHistory *h)
+{
+	iso_history_init(h, ISO_WORKLOAD_RW_REGISTER);
+
+	iso_history_add_txn(h, 0, ISO_STATUS_OK, true, 0, 1, 2);
+	iso_history_add_op(h, ISO_OP_WRITE, 0, sl("x"), sl("1"), NULL, -1);
+	iso_history_add_op(h, ISO_OP_WRITE, 1, sl("y"), sl("2"), NULL, -1);
+
+	iso_history_add_txn(h, 1, ISO_STATUS_OK, true, 1, 3, 4);
+	iso_history_add_op(h, ISO_OP_READ, 0, sl("x"), sl("1"), NULL, -1);
+	iso_history_add_op(h, ISO_OP_READ, 1, sl("y"), nil_slice, NULL, -1);
+	iso_history_add_op(h, ISO_OP_WRITE, 2, sl("x"), sl("3"), NULL, -1);
+
+	iso_history_add_txn(h, 2, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(h, ISO_OP_READ, 0, sl("z"), nil_slice, NULL, -1);
+
+	iso_history_add_txn(h, 5, ISO_STATUS_FAIL, true, 7, 5, 6);
+	iso_history_add_op(h, ISO_OP_WRITE, 0, sl("z"), sl("4"), NULL, -1);
+	iso_history_end_input(h);
+}
+
+/* ---- storing and reading back ---- */
+
+/* The sections as stored: one malloc'd copy each. */
+typedef struct Stored
+{
+	void	   *data[ISO_IMAGE_NSECTIONS];
+	uint64		bytes[ISO_IMAGE_NSECTIONS];
+} Stored;
+
+static void
+store(const IsoHistory *h, Stored *st, IsoImageLayout *layout)
+{
+	int			s;
+
+	iso_image_describe(h, layout);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		st->bytes[s] = layout->bytes[s];
+		st->data[s] = malloc(layout->bytes[s] ? layout->bytes[s] : 1);
+		if (layout->bytes[s] > 0)
+			memcpy(st->data[s], layout->ptr[s], layout->bytes[s]);
+	}
+}
+
+static void
+stored_free(Stored *st)
+{
+	int			s;
+
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		free(st->data[s]);
+	memset(st, 0, sizeof(*st));
+}
+
+static IsoImageHeader
+stored_header(const Stored *st)
+{
+	IsoImageHeader hd;
+
+	memcpy(&hd, st->data[ISO_IMAGE_HEADER], sizeof(hd));
+	return hd;
+}
+
+/*
+ * Rebuild a history from the stored sections, as image_store.c does: the
+ * header alone sizes and allocates everything.  Returns prepare's message.
+ */
+static const char *
+read_back(const Stored *st, IsoHistory *r)
+{
+	IsoImageHeader hd = stored_header(st);
+	IsoImageLayout layout;
+	const char *why;
+	int			s;
+
+	if ((why = iso_image_prepare(&hd, r, &layout)) != NULL)
+		return why;
+	for (s = 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		if (layout.bytes[s] != st->bytes[s])
+			return "(test) a prepared section has another size";
+		if (st->bytes[s] > 0)
+			memcpy(layout.ptr[s], st->data[s], st->bytes[s]);
+	}
+	return NULL;
+}
+
+/* ---- comparing ---- */
+
+static bool
+same_txn(const IsoTxn *a, const IsoTxn *b)
+{
+	return a->txn_id == b->txn_id && a->process == b->process &&
+		a->invoke_time == b->invoke_time && a->complete_time == b->complete_time &&
+		a->first_op == b->first_op && a->n_ops == b->n_ops &&
+		a->status == b->status && a->has_process == b->has_process;
+}
+
+static bool
+same_op(const IsoOp *a, const IsoOp *b)
+{
+	return a->txn == b->txn && a->key == b->key && a->value == b->value &&
+		a->list_first == b->list_first && a->list_len == b->list_len &&
+		a->pos == b->pos && a->kind == b->kind;
+}
+
+static void
+compare_strtab(const char *name, const char *what, const IsoStrTab *a, const IsoStrTab *b)
+{
+	uint32		id;
+	bool		found = true;
+
+	ok(a->n == b->n && a->nslots == b->nslots && a->arena_len == b->arena_len,
+	   "%s: %s table: %u strings, %u slots, %llu bytes of text", name, what,
+	   b->n, b->nslots, (unsigned long long) b->arena_len);
+	ok(a->arena_len == 0 || memcmp(a->arena, b->arena, a->arena_len) == 0,
+	   "%s: %s table: same text", name, what);
+	ok(memcmp(a->offsets, b->offsets, sizeof(uint64) * ((size_t) a->n + 1)) == 0,
+	   "%s: %s table: same offsets", name, what);
+	ok(a->n == 0 || memcmp(a->hashes, b->hashes, sizeof(uint32) * a->n) == 0,
+	   "%s: %s table: same hashes", name, what);
+	ok(memcmp(a->slots, b->slots, sizeof(uint32) * a->nslots) == 0,
+	   "%s: %s table: same hash slots", name, what);
+	for (id = 0; id < a->n; id++)
+	{
+		int32		len;
+		const char *s = iso_strtab_get(a, id, &len);
+
+		if (iso_strtab_find(b, s, len) != id)
+			found = false;
+	}
+	ok(found, "%s: %s table: iso_strtab_find finds each of the %u strings at its id",
+	   name, what, a->n);
+	ok(iso_strtab_find(b, "no such string", 14) == ISO_NONE,
+	   "%s: %s table: an unknown string is not found", name, what);
+}
+
+static void
+compare(const char *name, const IsoHistory *a, const IsoHistory *b)
+{
+	uint32		i;
+	bool		same;
+
+	ok(a->workload == b->workload, "%s: workload", name);
+	ok(a->n_txns == b->n_txns && a->n_ops == b->n_ops && a->n_elems == b->n_elems,
+	   "%s: %u txns, %u ops, %llu elements", name, b->n_txns, b->n_ops,
+	   (unsigned long long) b->n_elems);
+	same = a->n_txns == b->n_txns;
+	for (i = 0; same && i < a->n_txns; i++)
+		same = same_txn(&a->txns[i], &b->txns[i]);
+	ok(same, "%s: every txn equal, field by field", name);
+	same = a->n_ops == b->n_ops;
+	for (i = 0; same && i < a->n_ops; i++)
+		same = same_op(&a->ops[i], &b->ops[i]);
+	ok(same, "%s: every op equal, field by field", name);
+	ok(a->n_elems == b->n_elems &&
+	   (a->n_elems == 0 || memcmp(a->elems, b->elems, sizeof(uint32) * a->n_elems) == 0),
+	   "%s: same list elements", name);
+	compare_strtab(name, "key", &a->keys, &b->keys);
+	compare_strtab(name, "value", &a->values, &b->values);
+	ok(b->memo == NULL && b->n_memo == 0, "%s: no load-time memo", name);
+}
+
+/* Interning goes on in a read-back table (prepare keeps its invariants). */
+static void
+intern_more(const char *name, IsoStrTab *t)
+{
+	uint32		n0 = t->n;
+	uint32		i;
+	bool		good = true;
+	char		buf[32];
+
+	if (n0 > 0)
+	{
+		int32		len;
+		const char *s = iso_strtab_get(t, 0, &len);
+		char		copy[64];
+
+		memcpy(copy, s, Min(len, 63));
+		ok(iso_strtab_intern(t, copy, Min(len, 63)) == 0 && t->n == n0,
+		   "%s: interning a known string gives its id", name);
+	}
+	for (i = 0; i < 3000; i++)
+	{
+		snprintf(buf, sizeof(buf), "new-%u", i);
+		if (iso_strtab_intern(t, buf, (int32) strlen(buf)) != n0 + i)
+			good = false;
+	}
+	for (i = 0; i < 3000; i++)
+	{
+		snprintf(buf, sizeof(buf), "new-%u", i);
+		if (iso_strtab_find(t, buf, (int32) strlen(buf)) != n0 + i)
+			good = false;
+	}
+	ok(good && t->n == n0 + 3000,
+	   "%s: 3000 new strings interned after the read-back (table grew to %u slots)",
+	   name, t->nslots);
+}
+
+static void
+round_trip(const char *name, IsoHistory *h)
+{
+	IsoImageLayout layout;
+	Stored		st;
+	IsoHistory	r;
+	uint64		sizes[ISO_IMAGE_NSECTIONS];
+	IsoImageHeader hd;
+	uint64		total = 0;
+	const char *why;
+	bool		same = true;
+	int			s;
+
+	store(h, &st, &layout);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		total += st.bytes[s];
+	hd = stored_header(&st);
+	ok(hd.magic == ISO_IMAGE_MAGIC && hd.format == ISO_IMAGE_FORMAT &&
+	   hd.txn_size == sizeof(IsoTxn) && hd.op_size == sizeof(IsoOp) &&
+	   hd.workload == (uint32) h->workload && hd.events_rev == 0,
+	   "%s: the header identifies the layout", name);
+	ok(st.bytes[ISO_IMAGE_HEADER] == sizeof(IsoImageHeader),
+	   "%s: the header section is one IsoImageHeader", name);
+	iso_image_sizes(&hd, sizes);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		if (sizes[s] != st.bytes[s])
+		{
+			diag("section %d: iso_image_sizes %llu, described %llu", s,
+				 (unsigned long long) sizes[s], (unsigned long long) st.bytes[s]);
+			same = false;
+		}
+	ok(same, "%s: iso_image_sizes of the header = the described sizes (%llu bytes)",
+	   name, (unsigned long long) total);
+
+	why = read_back(&st, &r);
+	ok(why == NULL, "%s: iso_image_prepare accepts the header, sections fit", name);
+	if (why != NULL)
+	{
+		diag("%s", why);
+		stored_free(&st);
+		return;
+	}
+	why = iso_image_validate(&r);
+	ok(why == NULL, "%s: iso_image_validate accepts the read-back", name);
+	if (why != NULL)
+		diag("%s", why);
+	compare(name, h, &r);
+	intern_more(name, &r.values);
+	history_free(&r);
+	stored_free(&st);
+}
+
+/* ---- breaking the rules ---- */
+
+/*
+ * A header change must be refused by iso_image_prepare with want, leaving
+ * the history untouched.
+ */
+typedef void (*HeaderBreak) (IsoImageHeader *hd);
+
+static void
+expect_prepare(const Stored *st, const char *desc, HeaderBreak breaker, const char *want)
+{
+	IsoImageHeader hd = stored_header(st);
+	IsoImageLayout layout;
+	IsoHistory	r;
+	IsoHistory	sentinel;
+	const char *why;
+
+	memset(&r, 0xa5, sizeof(r));
+	memset(&sentinel, 0xa5, sizeof(sentinel));
+	breaker(&hd);
+	why = iso_image_prepare(&hd, &r, &layout);
+	is_str(why ? why : "(accepted)", want, desc);
+	ok(memcmp(&r, &sentinel, sizeof(r)) == 0, "%s: the history is untouched", desc);
+	if (why == NULL)
+		history_free(&r);
+}
+
+static void hd_magic(IsoImageHeader *hd) { hd->magic ^= 1; }
+static void hd_format(IsoImageHeader *hd) { hd->format = ISO_IMAGE_FORMAT + 1; }
+static void hd_txn_size(IsoImageHeader *hd) { hd->txn_size += 8; }
+static void hd_op_size(IsoImageHeader *hd) { hd->op_size -= 4; }
+static void hd_workload_0(IsoImageHeader *hd) { hd->workload = ISO_WORKLOAD_UNKNOWN; }
+static void hd_workload_3(IsoImageHeader *hd) { hd->workload = 3; }
+static void hd_key_slots_3(IsoImageHeader *hd) { hd->n_keys = 1; hd->key_slots = 3; }
+static void hd_key_slots_1(IsoImageHeader *hd) { hd->n_keys = 0; hd->key_slots = 1; }
+static void hd_key_slots_0(IsoImageHeader *hd) { hd->n_keys = 0; hd->key_slots = 0; }
+static void hd_key_slots_full(IsoImageHeader *hd) { hd->n_keys = 4; hd->key_slots = 4; }
+static void hd_value_slots_6(IsoImageHeader *hd) { hd->value_slots = 6144; }
+static void hd_value_slots_full(IsoImageHeader *hd) { hd->n_values = hd->value_slots + 1; }
+static void hd_n_ops_max(IsoImageHeader *hd) { hd->n_ops = PG_UINT32_MAX; }
+static void hd_n_elems_big(IsoImageHeader *hd) { hd->n_elems = (uint64) PG_UINT32_MAX + 1; }
+
+/* A change to a fresh read-back must make iso_image_validate say want. */
+typedef void (*HistoryBreak) (IsoHistory *h);
+
+static void
+expect_validate(const Stored *st, const char *desc, HistoryBreak breaker, const char *want)
+{
+	IsoHistory	r;
+	const char *why = read_back(st, &r);
+
+	if (why != NULL)
+	{
+		ok(0, "%s: read back (%s)", desc, why);
+		return;
+	}
+	breaker(&r);
+	why = iso_image_validate(&r);
+	is_str(why ? why : "(valid)", want, desc);
+	history_free(&r);
+}
+
+/* the index of an empty (want_empty) or used hash slot of t */
+static uint32
+a_slot(const IsoStrTab *t, bool want_empty)
+{
+	uint32		i;
+
+	for (i = 0; i < t->nslots; i++)
+		if ((t->slots[i] == 0) == want_empty)
+			return i;
+	abort();
+}
+
+/* the first list read with at least one element */
+static IsoOp *
+a_list_read(IsoHistory *h)
+{
+	uint32		i;
+
+	for (i = 0; i < h->n_ops; i++)
+		if (h->ops[i].list_len > 0)
+			return &h->ops[i];
+	abort();
+}
+
+static void no_change(IsoHistory *h) { (void) h; }
+static void key_offset0(IsoHistory *h) { h->keys.offsets[0] = 1; }
+static void value_offset_end(IsoHistory *h) { h->values.offsets[h->values.n]--; }
+static void key_arena_len(IsoHistory *h) { h->keys.arena_len++; }
+static void key_offsets_order(IsoHistory *h) { h->keys.offsets[1] = h->keys.offsets[2] + 1; }
+static void value_offsets_order(IsoHistory *h)
+{
+	uint32		n = h->values.n;
+
+	h->values.offsets[n - 1] = h->values.offsets[n] + 1;
+}
+static void value_string_too_long(IsoHistory *h)
+{
+	/* numbers only: validation reads no text */
+	uint32		n = h->values.n;
+
+	h->values.arena_len = h->values.offsets[n - 1] + (uint64) PG_INT32_MAX + 1;
+	h->values.offsets[n] = h->values.arena_len;
+}
+static void key_slot_beyond(IsoHistory *h) { h->keys.slots[a_slot(&h->keys, true)] = h->keys.n + 1; }
+static void value_slot_max(IsoHistory *h) { h->values.slots[a_slot(&h->values, true)] = PG_UINT32_MAX; }
+static void key_slot_emptied(IsoHistory *h) { h->keys.slots[a_slot(&h->keys, false)] = 0; }
+static void value_slot_twice(IsoHistory *h) { h->values.slots[a_slot(&h->values, true)] = 1; }
+static void txn_first_op(IsoHistory *h) { h->txns[1].first_op++; }
+static void txn_first_op_back(IsoHistory *h) { h->txns[2].first_op--; }
+static void txn_too_many_ops(IsoHistory *h) { h->txns[h->n_txns - 1].n_ops++; }
+static void txn_status(IsoHistory *h) { h->txns[0].status = ISO_STATUS_INFO + 1; }
+static void txn_too_few_ops(IsoHistory *h) { h->txns[h->n_txns - 1].n_ops--; }
+static void no_txns(IsoHistory *h) { h->n_txns = 0; }
+static void op_wrong_txn(IsoHistory *h) { h->ops[h->txns[1].first_op].txn = 0; }
+static void op_txn_none(IsoHistory *h) { h->ops[0].txn = ISO_NONE; }
+static void op_key(IsoHistory *h) { h->ops[0].key = h->keys.n; }
+static void op_key_none(IsoHistory *h) { h->ops[0].key = ISO_NONE; }
+static void op_value(IsoHistory *h) { h->ops[0].value = h->values.n; }
+static void op_value_last(IsoHistory *h) { h->ops[0].value = h->values.n - 1; }
+static void op_kind(IsoHistory *h) { h->ops[0].kind = ISO_OP_APPEND + 1; }
+/* ops[0] is an append, ops[2] a list read (build_list_append) */
+static void op_append_no_value(IsoHistory *h) { h->ops[0].value = ISO_NONE; }
+static void op_register_write(IsoHistory *h) { h->ops[0].kind = ISO_OP_WRITE; }
+static void op_register_read(IsoHistory *h) { h->ops[2].list_len = -1; h->ops[2].value = 0; }
+/* the first write and the first read of build_rw_register */
+static void reg_write_no_value(IsoHistory *h) { h->ops[0].value = ISO_NONE; }
+static void reg_append(IsoHistory *h) { h->ops[0].kind = ISO_OP_APPEND; }
+static void reg_list_read(IsoHistory *h)
+{
+	uint32		i;
+
+	for (i = 0; i < h->n_ops; i++)
+		if (h->ops[i].kind == ISO_OP_READ)
+		{
+			h->ops[i].list_first = 0;
+			h->ops[i].list_len = 0;
+			return;
+		}
+}
+static void op_pos(IsoHistory *h) { h->ops[0].pos = -1; }
+static void list_past_end(IsoHistory *h)
+{
+	IsoOp	   *op = a_list_read(h);
+
+	op->list_first = (uint32) (h->n_elems - (uint64) op->list_len + 1);
+}
+static void list_at_end(IsoHistory *h)
+{
+	IsoOp	   *op = a_list_read(h);
+
+	op->list_first = (uint32) (h->n_elems - (uint64) op->list_len);
+}
+static void list_wraps(IsoHistory *h) { a_list_read(h)->list_first = PG_UINT32_MAX; }
+static void list_len_neg(IsoHistory *h) { a_list_read(h)->list_len = -2; }
+static void list_len_huge(IsoHistory *h) { a_list_read(h)->list_len = PG_INT32_MAX; }
+static void elem_value(IsoHistory *h) { h->elems[0] = h->values.n; }
+static void elem_none(IsoHistory *h) { h->elems[h->n_elems - 1] = ISO_NONE; }
+
+static void
+break_rules(void)
+{
+	IsoHistory	h;
+	IsoImageLayout layout;
+	Stored		st;
+
+	build_list_append(&h);
+	store(&h, &st, &layout);
+	history_free(&h);			/* the stored copy is all that is left */
+
+	/* iso_image_prepare: the header */
+	expect_prepare(&st, "prepare: wrong magic", hd_magic,
+				   "the image has another format");
+	expect_prepare(&st, "prepare: wrong format", hd_format,
+				   "the image has another format");
+	expect_prepare(&st, "prepare: wrong txn_size", hd_txn_size,
+				   "the image was written by a build with another memory layout");
+	expect_prepare(&st, "prepare: wrong op_size", hd_op_size,
+				   "the image was written by a build with another memory layout");
+	expect_prepare(&st, "prepare: unknown workload 0", hd_workload_0,
+				   "the image has an unknown workload");
+	expect_prepare(&st, "prepare: unknown workload 3", hd_workload_3,
+				   "the image has an unknown workload");
+	expect_prepare(&st, "prepare: key slots not a power of two (3)", hd_key_slots_3,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: 1 key slot", hd_key_slots_1,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: 0 key slots", hd_key_slots_0,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: key slots too full (4 keys, 4 slots)", hd_key_slots_full,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: value slots not a power of two (6144)", hd_value_slots_6,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: value slots too full", hd_value_slots_full,
+				   "the image's hash tables are malformed");
+	expect_prepare(&st, "prepare: n_ops = UINT32_MAX", hd_n_ops_max,
+				   "the image's counts are out of range");
+	expect_prepare(&st, "prepare: n_elems > UINT32_MAX", hd_n_elems_big,
+				   "the image's counts are out of range");
+
+	/* iso_image_validate: boundaries that are fine */
+	expect_validate(&st, "validate: the read-back unchanged", no_change, "(valid)");
+	expect_validate(&st, "validate: op value = the last value id", op_value_last, "(valid)");
+	expect_validate(&st, "validate: a list read ending at the last element", list_at_end, "(valid)");
+
+	/* string tables */
+	expect_validate(&st, "validate: key offsets[0] != 0", key_offset0,
+					"a string table's offsets do not span its text");
+	expect_validate(&st, "validate: value offsets[n] short of the text", value_offset_end,
+					"a string table's offsets do not span its text");
+	expect_validate(&st, "validate: key text longer than offsets[n]", key_arena_len,
+					"a string table's offsets do not span its text");
+	expect_validate(&st, "validate: key offsets out of order", key_offsets_order,
+					"a string table's offsets are out of order");
+	expect_validate(&st, "validate: value offsets out of order", value_offsets_order,
+					"a string table's offsets are out of order");
+	expect_validate(&st, "validate: a value longer than 2^31-1 bytes", value_string_too_long,
+					"a string table's offsets are out of order");
+	expect_validate(&st, "validate: a key slot naming id n (no string)", key_slot_beyond,
+					"a string table's hash slot names no string");
+	expect_validate(&st, "validate: a value slot naming UINT32_MAX", value_slot_max,
+					"a string table's hash slot names no string");
+	expect_validate(&st, "validate: a key slot emptied (slots < strings)", key_slot_emptied,
+					"a string table's hash slots do not match its strings");
+	expect_validate(&st, "validate: a value in two slots (slots > strings)", value_slot_twice,
+					"a string table's hash slots do not match its strings");
+
+	/* transactions */
+	expect_validate(&st, "validate: txn first_op one too far", txn_first_op,
+					"a transaction's micro-operations are out of range");
+	expect_validate(&st, "validate: txn first_op one too early", txn_first_op_back,
+					"a transaction's micro-operations are out of range");
+	expect_validate(&st, "validate: last txn with one op too many", txn_too_many_ops,
+					"a transaction's micro-operations are out of range");
+	expect_validate(&st, "validate: txn status > info", txn_status,
+					"a transaction's micro-operations are out of range");
+	expect_validate(&st, "validate: last op of no txn", txn_too_few_ops,
+					"micro-operations belong to no transaction");
+	expect_validate(&st, "validate: ops without txns", no_txns,
+					"micro-operations belong to no transaction");
+	expect_validate(&st, "validate: op naming the previous txn", op_wrong_txn,
+					"a micro-operation names the wrong transaction");
+	expect_validate(&st, "validate: op naming txn ISO_NONE", op_txn_none,
+					"a micro-operation names the wrong transaction");
+
+	/* micro-operations */
+	expect_validate(&st, "validate: op key = n_keys", op_key,
+					"a micro-operation names an unknown key or value");
+	expect_validate(&st, "validate: op key ISO_NONE", op_key_none,
+					"a micro-operation names an unknown key or value");
+	expect_validate(&st, "validate: op value = n_values", op_value,
+					"a micro-operation names an unknown key or value");
+	expect_validate(&st, "validate: op kind 3", op_kind,
+					"a micro-operation names an unknown key or value");
+	expect_validate(&st, "validate: op pos -1", op_pos,
+					"a micro-operation names an unknown key or value");
+	expect_validate(&st, "validate: list read one past the elements", list_past_end,
+					"a list read is out of range");
+	expect_validate(&st, "validate: list read from UINT32_MAX (no wrap-around)", list_wraps,
+					"a list read is out of range");
+	expect_validate(&st, "validate: list_len -2", list_len_neg,
+					"a list read is out of range");
+	expect_validate(&st, "validate: list_len 2^31-1", list_len_huge,
+					"a list read is out of range");
+
+	/* list elements */
+	expect_validate(&st, "validate: element = n_values", elem_value,
+					"a list element names an unknown value");
+	expect_validate(&st, "validate: element ISO_NONE", elem_none,
+					"a list element names an unknown value");
+
+	/* what infer.c relies on: writes have values, ops fit the workload */
+	expect_validate(&st, "validate: an append without a value", op_append_no_value,
+					"a write has no value");
+	expect_validate(&st, "validate: a register write in a list-append history", op_register_write,
+					"a micro-operation does not belong to the workload");
+	expect_validate(&st, "validate: a register read in a list-append history", op_register_read,
+					"a micro-operation does not belong to the workload");
+	stored_free(&st);
+
+	build_rw_register(&h);
+	store(&h, &st, &layout);
+	history_free(&h);
+	expect_validate(&st, "validate: rw-register read-back unchanged", no_change, "(valid)");
+	expect_validate(&st, "validate: a register write without a value", reg_write_no_value,
+					"a write has no value");
+	expect_validate(&st, "validate: an append in a rw-register history", reg_append,
+					"a micro-operation does not belong to the workload");
+	expect_validate(&st, "validate: a list read in a rw-register history", reg_list_read,
+					"a micro-operation does not belong to the workload");
+	stored_free(&st);
+}
+
+/* A section of the wrong size is caught by comparing with iso_image_sizes. */
+static void
+sizes_follow_header(void)
+{
+	IsoHistory	h;
+	IsoImageLayout layout;
+	Stored		st;
+	IsoImageHeader hd;
+	uint64		sizes[ISO_IMAGE_NSECTIONS];
+
+	build_rw_register(&h);
+	store(&h, &st, &layout);
+	hd = stored_header(&st);
+	hd.n_ops++;
+	iso_image_sizes(&hd, sizes);
+	ok(sizes[ISO_IMAGE_OPS] == st.bytes[ISO_IMAGE_OPS] + sizeof(IsoOp) &&
+	   sizes[ISO_IMAGE_TXNS] == st.bytes[ISO_IMAGE_TXNS],
+	   "sizes: one more op in the header = one IsoOp more in the ops section only");
+	hd = stored_header(&st);
+	hd.n_keys++;
+	hd.value_arena += 5;
+	iso_image_sizes(&hd, sizes);
+	ok(sizes[ISO_IMAGE_KEY_OFFSETS] == st.bytes[ISO_IMAGE_KEY_OFFSETS] + 8 &&
+	   sizes[ISO_IMAGE_KEY_HASHES] == st.bytes[ISO_IMAGE_KEY_HASHES] + 4 &&
+	   sizes[ISO_IMAGE_KEY_SLOTS] == st.bytes[ISO_IMAGE_KEY_SLOTS] &&
+	   sizes[ISO_IMAGE_VALUE_ARENA] == st.bytes[ISO_IMAGE_VALUE_ARENA] + 5,
+	   "sizes: one more key, 5 more bytes of value text");
+	stored_free(&st);
+	history_free(&h);
+}
+
+int
+main(void)
+{
+	IsoHistory	h;
+
+	build_list_append(&h);
+	ok(h.n_txns == 5 && h.n_ops == 12 + MANY_VALUES && h.n_elems == 1 + 1 + 2 + 0 + 3 + 3 &&
+	   h.keys.n == 6 && h.values.n == 5 + MANY_VALUES && h.values.nslots > 2048,
+	   "list-append: built (%u txns, %u ops, %llu elements, %u keys, %u values in %u slots)",
+	   h.n_txns, h.n_ops, (unsigned long long) h.n_elems, h.keys.n, h.values.n,
+	   h.values.nslots);
+	round_trip("list-append", &h);
+	history_free(&h);
+
+	build_rw_register(&h);
+	ok(h.n_txns == 4 && h.n_ops == 7 && h.n_elems == 0 && h.ops[3].value == ISO_NONE &&
+	   h.ops[5].value == ISO_NONE && h.ops[3].list_len == -1 && h.ops[2].value == 0,
+	   "rw-register: built (nil reads have value ISO_NONE, no list)");
+	round_trip("rw-register", &h);
+	history_free(&h);
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	iso_history_end_input(&h);
+	round_trip("empty", &h);
+	history_free(&h);
+
+	break_rules();
+	sizes_follow_header();
+	return tap_done();
+}
