@@ -148,7 +148,7 @@ SELECT line FROM facts WHERE side = 'fresh'
 EXCEPT
 SELECT line FROM facts WHERE side = 'v010'
 ORDER BY 1;
--- ... and what it removed or changed from 0.1.0 (nothing)
+-- ... and what it removed or changed from 0.1.0: the key index on iso_event
 SELECT line FROM facts WHERE side = 'v010' AND line NOT LIKE 'extension %'
 EXCEPT
 SELECT line FROM facts WHERE side = 'fresh'
