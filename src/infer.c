@@ -1472,8 +1472,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	add_session_edges(&b);
 	add_realtime_edges(&b);
 
-	iso_graph_finish(&out->graph, out->n_vertices, &b.edges);
-
+	/* the builder's tables go before the CSR build, the peak of a check */
 	iso_free(b.writes.keys);
 	iso_free(b.writes.ops);
 	iso_free(b.op_flags);
@@ -1482,5 +1481,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	iso_free(b.value_stamp);
 	iso_free(b.value_pos);
 	iso_free(b.dup_stamp);
+
+	iso_graph_finish(&out->graph, out->n_vertices, &b.edges);
 	return true;
 }
