@@ -65,3 +65,13 @@ LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_save_image(bigint) IS
 'read a history''s events once and store the image checks read instead (after COPY); returns its size in bytes';
+
+CREATE FUNCTION @extschema@.iso_levels_jepsen(edn text, workload text DEFAULT NULL,
+	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
+	OUT note text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_levels_jepsen'
+LANGUAGE C STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_levels_jepsen(text, text) IS
+'iso_levels of an EDN history checked in memory, without storing it';

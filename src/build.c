@@ -57,36 +57,28 @@ iso_check_memory(MemoryContext cxt)
 				 errhint("Raise isograph.max_memory, e.g. SET isograph.max_memory = '8GB'.")));
 }
 
-void
-iso_build_open(IsoBuild *build, int64 history_id)
+/* The build's memory context, bounded by isograph.max_memory. */
+static void
+build_begin(IsoBuild *build)
 {
-	IsoInferOptions options;
-	IsoParseError err;
-	MemoryContext old;
-	bool		ok;
-
-	memset(build, 0, sizeof(*build));
-	build->history_id = history_id;
-	if (!iso_history_lookup(history_id, &build->name, &build->workload))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("history %lld does not exist", (long long) history_id),
-				 errhint("See SELECT history_id, name FROM iso_history.")));
-
 	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
 									   ALLOCSET_DEFAULT_SIZES);
 	limited_cxt = build->cxt;
 	limited_cxt_callback.func = forget_limited_cxt;
 	limited_cxt_callback.arg = NULL;
 	MemoryContextRegisterResetCallback(build->cxt, &limited_cxt_callback);
-	if (!iso_use_image ||
-		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
-		iso_read_history(history_id, build->workload, &build->history, build->cxt);
-	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
-		build->has_log = iso_read_version_log(history_id, &build->history,
-											  &build->log, build->cxt);
-	iso_check_memory(build->cxt);
+}
 
+/* Infer the graph of build->history (and log). */
+static void
+build_infer(IsoBuild *build)
+{
+	IsoInferOptions options;
+	IsoParseError err;
+	MemoryContext old;
+	bool		ok;
+
+	iso_check_memory(build->cxt);
 	options.sequential_keys = iso_assume_sequential_keys;
 	options.linearizable_keys = iso_assume_linearizable_keys;
 	old = MemoryContextSwitchTo(build->cxt);
@@ -99,8 +91,44 @@ iso_build_open(IsoBuild *build, int64 history_id)
 				 errmsg("%s", err.message),
 				 errdetail("%s", err.detail),
 				 errhint("%s", err.hint),
-				 errcontext("history %lld", (long long) history_id)));
+				 build->history_id != 0 ?
+				 errcontext("history %lld", (long long) build->history_id) : 0));
 	iso_check_memory(build->cxt);
+}
+
+void
+iso_build_open(IsoBuild *build, int64 history_id)
+{
+	memset(build, 0, sizeof(*build));
+	build->history_id = history_id;
+	if (!iso_history_lookup(history_id, &build->name, &build->workload))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+
+	build_begin(build);
+	if (!iso_use_image ||
+		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
+		iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
+		build->has_log = iso_read_version_log(history_id, &build->history,
+											  &build->log, build->cxt);
+	build_infer(build);
+}
+
+/*
+ * Build the graph of an EDN history that is not stored (history_id 0): the
+ * same history and graph as loading it and building from its rows.
+ */
+void
+iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected)
+{
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	build->history = *iso_history_from_edn(edn, expected, build->cxt);
+	build->workload = build->history.workload;
+	build_infer(build);
 }
 
 void

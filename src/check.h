@@ -44,6 +44,7 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 
 /* build.c */
 extern void iso_build_open(IsoBuild *build, int64 history_id);
+extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected);
 extern void iso_build_close(IsoBuild *build);
 extern void iso_check_memory(MemoryContext cxt);
 extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);

@@ -18,6 +18,7 @@
 
 PG_FUNCTION_INFO_V1(iso_check);
 PG_FUNCTION_INFO_V1(iso_levels);
+PG_FUNCTION_INFO_V1(iso_levels_jepsen);
 PG_FUNCTION_INFO_V1(iso_dot);
 
 #define CHECK_NATTS 9
@@ -319,32 +320,25 @@ evidence_note(const IsoBuild *build, IsoLevel level)
 	return NULL;
 }
 
-/*
- * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note)
- */
-Datum
-iso_levels(PG_FUNCTION_ARGS)
+/* Check every level of a built graph; one row per level into rsinfo. */
+static void
+put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 {
-	int64		history_id = PG_GETARG_INT64(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	IsoBuild	build;
 	IsoSccCache *scc_cache;
 	MemoryContext old;
 	int64		violations[ISO_LEVEL_COUNT];
 	int			l;
 
-	InitMaterializedSRF(fcinfo, 0);
-	iso_build_open(&build, history_id);
 	/* the levels share most of their strongly connected components */
-	old = MemoryContextSwitchTo(build.cxt);
+	old = MemoryContextSwitchTo(build->cxt);
 	scc_cache = iso_scc_cache_create();
-	iso_scc_cache_prime(scc_cache, &build.inf.graph);
+	iso_scc_cache_prime(scc_cache, &build->inf.graph);
 	MemoryContextSwitchTo(old);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{
-		violations[l] = check_level(&build, (IsoLevel) l, (uint32) iso_max_witnesses,
+		violations[l] = check_level(build, (IsoLevel) l, (uint32) iso_max_witnesses,
 									NULL, NULL, scc_cache);
-		iso_check_memory(build.cxt);
+		iso_check_memory(build->cxt);
 	}
 
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
@@ -352,7 +346,7 @@ iso_levels(PG_FUNCTION_ARGS)
 		Datum		values[5];
 		bool		nulls[5] = {false, false, false, false, false};
 		bool		strongest = violations[l] == 0;
-		char	   *note = evidence_note(&build, (IsoLevel) l);
+		char	   *note = evidence_note(build, (IsoLevel) l);
 		int			m;
 
 		for (m = 0; m < ISO_LEVEL_COUNT && strongest; m++)
@@ -367,6 +361,46 @@ iso_levels(PG_FUNCTION_ARGS)
 			values[4] = CStringGetTextDatum(note);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
+
+/*
+ * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note)
+ */
+Datum
+iso_levels(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	IsoBuild	build;
+
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open(&build, history_id);
+	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
+	iso_build_close(&build);
+	return (Datum) 0;
+}
+
+/*
+ * iso_levels_jepsen(edn text, workload text DEFAULT NULL)
+ *	returns (level, holds, violations, strongest, note)
+ *
+ * iso_levels of an EDN history that is parsed into memory and not stored:
+ * the fastest way from a history file to verdicts.
+ */
+Datum
+iso_levels_jepsen(PG_FUNCTION_ARGS)
+{
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	IsoBuild	build;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("EDN text must not be null")));
+	if (!PG_ARGISNULL(1))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(1));
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open_edn(&build, PG_GETARG_TEXT_PP(0), expected);
+	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
 	iso_build_close(&build);
 	return (Datum) 0;
 }

@@ -345,3 +345,94 @@ iso_history_end_input(IsoHistory *h)
 	h->memo = NULL;
 	h->n_memo = 0;
 }
+
+/* A transaction's id and index, sorted by id for iso_history_reorder. */
+typedef struct TxnOrder
+{
+	int64		txn_id;
+	uint32		index;
+} TxnOrder;
+
+static int
+cmp_txn_order(const void *a, const void *b)
+{
+	const TxnOrder *x = a;
+	const TxnOrder *y = b;
+
+	if (x->txn_id != y->txn_id)
+		return x->txn_id < y->txn_id ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static IsoSlice
+strtab_slice(const IsoStrTab *tab, uint32 id)
+{
+	IsoSlice	s;
+
+	s.ptr = iso_strtab_get(tab, id, &s.len);
+	return s;
+}
+
+bool
+iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
+{
+	TxnOrder   *order = iso_alloc(sizeof(TxnOrder) * Max(src->n_txns, 1));
+	IsoSlice   *list = NULL;
+	uint32		list_cap = 0;
+	uint32		i;
+
+	for (i = 0; i < src->n_txns; i++)
+	{
+		order[i].txn_id = src->txns[i].txn_id;
+		order[i].index = i;
+	}
+	qsort(order, src->n_txns, sizeof(TxnOrder), cmp_txn_order);
+	for (i = 1; i < src->n_txns; i++)
+		if (order[i].txn_id == order[i - 1].txn_id)
+		{
+			*dup_txn_id = order[i].txn_id;
+			iso_free(order);
+			return false;
+		}
+
+	iso_history_init(dst, src->workload);
+	for (i = 0; i < src->n_txns; i++)
+	{
+		const IsoTxn *t = &src->txns[order[i].index];
+		uint32		o;
+
+		iso_history_add_txn(dst, t->txn_id, (IsoStatus) t->status, t->has_process,
+							t->process, t->invoke_time, t->complete_time);
+		for (o = t->first_op; o < t->first_op + t->n_ops; o++)
+		{
+			const IsoOp *op = &src->ops[o];
+			IsoSlice	key = strtab_slice(&src->keys, op->key);
+			IsoSlice	value = {NULL, 0};
+			int32		j;
+
+			if (op->kind == ISO_OP_READ && op->list_len >= 0)
+			{
+				if ((uint32) op->list_len > list_cap)
+				{
+					list_cap = Max((uint32) op->list_len, list_cap * 2);
+					if (list)
+						iso_free(list);
+					list = iso_alloc(sizeof(IsoSlice) * list_cap);
+				}
+				for (j = 0; j < op->list_len; j++)
+					list[j] = strtab_slice(&src->values, src->elems[op->list_first + j]);
+				iso_history_add_list(dst, op->pos, key, list, op->list_len);
+				continue;
+			}
+			if (op->value != ISO_NONE)
+				value = strtab_slice(&src->values, op->value);
+			iso_history_add_op(dst, (IsoOpKind) op->kind, op->pos, key, value, NULL, -1);
+		}
+		ISO_CHECK_INTERRUPTS();
+	}
+	iso_history_end_input(dst);
+	if (list)
+		iso_free(list);
+	iso_free(order);
+	return true;
+}

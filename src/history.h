@@ -121,4 +121,15 @@ extern uint32 iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key,
 										int32 list_len);
 extern void iso_history_add_elem(IsoHistory *h, IsoSlice elem);
 
+/*
+ * Rebuild src into dst (initialized here) with the transactions in txn_id
+ * order, interning keys and values in that order: exactly the history that
+ * reading its rows back (ORDER BY txn_id, pos) builds.  For histories whose
+ * transactions arrived in another order (EDN: transactions that never
+ * completed come last).  Returns false, with *dup_txn_id set, if two
+ * transactions share an id.  src must outlive the call only.
+ */
+extern bool iso_history_reorder(const IsoHistory *src, IsoHistory *dst,
+								int64 *dup_txn_id);
+
 #endif							/* ISOGRAPH_HISTORY_H */

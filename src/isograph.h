@@ -88,4 +88,11 @@ extern void iso_history_lock(int64 history_id, bool exclusive);
 
 extern text *iso_slice_to_text(IsoSlice slice);
 
+/* An EDN history parsed into memory only (load.c). */
+typedef struct EdnHistory EdnHistory;
+struct IsoHistory;
+extern struct IsoHistory *iso_history_from_edn(text *edn, IsoWorkload expected,
+												MemoryContext cxt);
+extern IsoWorkload iso_workload_from_text(text *t);
+
 #endif							/* ISOGRAPH_H */

@@ -71,8 +71,8 @@ iso_slice_to_text(IsoSlice slice)
 	return cstring_to_text_with_len(slice.ptr, slice.len);
 }
 
-static IsoWorkload
-workload_from_text(text *t)
+IsoWorkload
+iso_workload_from_text(text *t)
 {
 	char	   *s = text_to_cstring(t);
 
@@ -154,6 +154,90 @@ event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
 	}
 }
 
+/*
+ * An IsoHistory built from parsed EDN transactions, exactly as reading the
+ * rows back (history_read.c) would build it: same calls, same texts, and in
+ * the end the same order (transactions sorted by txn_id).
+ */
+struct EdnHistory
+{
+	IsoHistory	h;
+	MemoryContext cxt;			/* holds h */
+	int64		last_txn_id;
+	bool		in_order;		/* txn_ids arrived strictly increasing */
+};
+
+static EdnHistory *
+edn_history_begin(MemoryContext parent)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "isograph EDN history",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	EdnHistory *eh = palloc0(sizeof(EdnHistory));
+
+	eh->cxt = cxt;
+	eh->in_order = true;
+	iso_history_init(&eh->h, ISO_WORKLOAD_UNKNOWN);
+	MemoryContextSwitchTo(old);
+	return eh;
+}
+
+static void
+edn_history_add(EdnHistory *eh, const EdnTxn *txn)
+{
+	IsoHistory *h = &eh->h;
+	MemoryContext old;
+	int			i;
+
+	if (txn->n_ops == 0)
+		return;					/* it has no rows, so reading back has no trace */
+	old = MemoryContextSwitchTo(eh->cxt);
+	if (h->n_txns > 0 && txn->txn_id <= eh->last_txn_id)
+		eh->in_order = false;
+	eh->last_txn_id = txn->txn_id;
+	iso_history_add_txn(h, txn->txn_id, txn->status, txn->has_process,
+						txn->has_process ? txn->process : 0,
+						txn->has_invoke_time ? txn->invoke_time : ISO_NO_TIME,
+						txn->has_complete_time ? txn->complete_time : ISO_NO_TIME);
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		const EdnOp *op = &txn->ops[i];
+
+		if (op->op == ISO_OP_READ && op->list_len >= 0)
+			iso_history_add_list(h, i, op->key, op->list, op->list_len);
+		else
+			iso_history_add_op(h, op->op, i, op->key,
+							   op->op == ISO_OP_READ ? op->read_value : op->value,
+							   NULL, -1);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Finish the history: its workload, and txn_id order.  Returns eh->h. */
+static IsoHistory *
+edn_history_finish(EdnHistory *eh, IsoWorkload workload)
+{
+	MemoryContext old = MemoryContextSwitchTo(eh->cxt);
+
+	eh->h.workload = workload;
+	iso_history_end_input(&eh->h);
+	if (!eh->in_order)
+	{
+		IsoHistory	sorted;
+		int64		dup;
+
+		if (!iso_history_reorder(&eh->h, &sorted, &dup))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("transaction id %lld occurs twice in the history", (long long) dup),
+					 errdetail("A transaction's id is its completion's :index, or its position in the history when it has none."),
+					 errhint("Give every completion a distinct :index.")));
+		eh->h = sorted;			/* the unsorted arrays go with eh->cxt */
+	}
+	MemoryContextSwitchTo(old);
+	return &eh->h;
+}
+
 /* State shared by the EDN callbacks. */
 typedef struct LoadState
 {
@@ -163,10 +247,7 @@ typedef struct LoadState
 	Tuplestorestate *tupstore;	/* iso_parse_jepsen */
 	TupleDesc	tupdesc;
 	IsoTableWriter writer;		/* iso_load_jepsen */
-	IsoHistory	history;		/* iso_load_jepsen: what its image will hold */
-	MemoryContext history_cxt;
-	int64		last_txn_id;
-	bool		in_order;		/* txn_ids arrived strictly increasing */
+	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
 } LoadState;
 
 static bool
@@ -190,41 +271,6 @@ parse_txn_callback(const EdnTxn *txn, void *arg)
 	return true;
 }
 
-/*
- * Add txn to the history the image is made of, exactly as reading its rows
- * back (history_read.c) would: same calls, same order, same texts.
- */
-static void
-add_to_history(LoadState *state, const EdnTxn *txn)
-{
-	IsoHistory *h = &state->history;
-	MemoryContext old;
-	int			i;
-
-	if (txn->n_ops == 0)
-		return;					/* it has no rows, so reading back has no trace */
-	old = MemoryContextSwitchTo(state->history_cxt);
-	if (h->n_txns > 0 && txn->txn_id <= state->last_txn_id)
-		state->in_order = false;
-	state->last_txn_id = txn->txn_id;
-	iso_history_add_txn(h, txn->txn_id, txn->status, txn->has_process,
-						txn->has_process ? txn->process : 0,
-						txn->has_invoke_time ? txn->invoke_time : ISO_NO_TIME,
-						txn->has_complete_time ? txn->complete_time : ISO_NO_TIME);
-	for (i = 0; i < txn->n_ops; i++)
-	{
-		const EdnOp *op = &txn->ops[i];
-
-		if (op->op == ISO_OP_READ && op->list_len >= 0)
-			iso_history_add_list(h, i, op->key, op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key,
-							   op->op == ISO_OP_READ ? op->read_value : op->value,
-							   NULL, -1);
-	}
-	MemoryContextSwitchTo(old);
-}
-
 static bool
 load_txn_callback(const EdnTxn *txn, void *arg)
 {
@@ -242,8 +288,8 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(state->row_context);
-	if (state->history_cxt != NULL)
-		add_to_history(state, txn);
+	if (state->history != NULL)
+		edn_history_add(state->history, txn);
 	return true;
 }
 
@@ -277,33 +323,48 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * Store the image of the history just loaded.  The rows are read back in
- * (txn_id, pos) order; when the EDN delivered transactions in another order
- * the history built on the way differs, so it is read back from the rows.
- */
+/* Store the image of the history just loaded (none for schema 0.1.0). */
 static void
 save_load_image(LoadState *state, IsoWorkload workload)
 {
-	MemoryContext old;
-
-	if (state->history_cxt == NULL)
+	if (state->history == NULL)
 		return;
-	old = MemoryContextSwitchTo(state->history_cxt);
-
-	state->history.workload = workload;
-	iso_history_end_input(&state->history);
-	MemoryContextSwitchTo(old);
-	if (!state->in_order)
-	{
-		MemoryContextReset(state->history_cxt);
-		iso_read_current_history(state->history_id, workload, &state->history,
-								 state->history_cxt);
-	}
 	/* a new history: no image to replace, events_rev is the default 0 */
-	iso_image_write(state->history_id, &state->history, 0, false);
-	MemoryContextDelete(state->history_cxt);
-	state->history_cxt = NULL;
+	iso_image_write(state->history_id, edn_history_finish(state->history, workload),
+					0, false);
+	MemoryContextDelete(state->history->cxt);
+	state->history = NULL;
+}
+
+static bool
+memory_txn_callback(const EdnTxn *txn, void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+	edn_history_add((EdnHistory *) arg, txn);
+	return true;
+}
+
+/*
+ * Parse an EDN history straight into memory (a child context of cxt), for
+ * a check that stores nothing.  Errors as iso_load_jepsen's.
+ */
+IsoHistory *
+iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt)
+{
+	EdnHistory *eh = edn_history_begin(cxt);
+	EdnStats	stats;
+	IsoParseError err;
+
+	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+						   expected, memory_txn_callback, eh, &stats, &err))
+		iso_report_parse_error(&err, "EDN");
+	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot tell the workload of the history"),
+				 errdetail("The history has no writes and no reads that return a value."),
+				 errhint("Pass the workload explicitly, e.g. iso_levels_jepsen(edn, 'rw-register').")));
+	return edn_history_finish(eh, stats.workload);
 }
 
 /*
@@ -326,7 +387,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 	name = PG_GETARG_TEXT_PP(0);
 	edn = PG_GETARG_TEXT_PP(1);
 	if (!PG_ARGISNULL(2))
-		expected = workload_from_text(PG_GETARG_TEXT_PP(2));
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(2));
 
 	memset(&state, 0, sizeof(state));
 	const_texts_init(&state.texts);
@@ -340,17 +401,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 	iso_writer_open(&state.writer, ISO_TABLE_EVENT);
 	/* the image is built on the way (schema 0.1.0 has no images) */
 	if (iso_table_exists(ISO_TABLE_IMAGE))
-	{
-		MemoryContext old;
-
-		state.history_cxt = AllocSetContextCreate(CurrentMemoryContext,
-												  "isograph load history",
-												  ALLOCSET_DEFAULT_SIZES);
-		old = MemoryContextSwitchTo(state.history_cxt);
-		state.in_order = true;
-		iso_history_init(&state.history, ISO_WORKLOAD_UNKNOWN);
-		MemoryContextSwitchTo(old);
-	}
+		state.history = edn_history_begin(CurrentMemoryContext);
 
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &state, &stats, &err))

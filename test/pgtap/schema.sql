@@ -1,7 +1,7 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(62);
+SELECT plan(63);
 
 SELECT has_table('iso_history');
 SELECT has_table('iso_event');
@@ -74,6 +74,7 @@ SELECT has_function('iso_levels', ARRAY['bigint']);
 SELECT has_function('iso_dot', ARRAY['bigint', 'bigint[]']);
 SELECT has_function('iso_check_edges', ARRAY['text', 'bigint', 'integer']);
 SELECT has_function('iso_save_image', ARRAY['bigint']);
+SELECT has_function('iso_levels_jepsen', ARRAY['text', 'text']);
 SELECT function_returns('iso_save_image', ARRAY['bigint'], 'bigint');
 
 -- any change of iso_event outdates the images of the histories it touched
