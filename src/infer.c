@@ -153,9 +153,13 @@ build_write_map(Builder *b, IsoParseError *err)
 {
 	const IsoHistory *h = b->h;
 	uint64		nslots = 64;
+	uint64		n_writes = 0;
 	uint32		i;
 
-	while (nslots < (uint64) h->n_ops * 2)
+	/* sized by the writes, about half the ops: the table is random-access */
+	for (i = 0; i < h->n_ops; i++)
+		n_writes += h->ops[i].kind != ISO_OP_READ;
+	while (nslots < n_writes * 2)
 		nslots *= 2;
 	b->writes.keys = iso_alloc0(sizeof(uint64) * nslots);
 	b->writes.ops = iso_alloc(sizeof(uint32) * nslots);
@@ -309,6 +313,7 @@ find_vertices(Builder *b)
 	IsoInference *out = b->out;
 	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
 	uint8	   *info_key = NULL;
+	uint8	   *info_value = NULL;
 	uint32		n_work = 0;
 	uint32		t;
 	uint32		v;
@@ -336,7 +341,13 @@ find_vertices(Builder *b)
 		n_work = 0;
 	else
 	{
+		/*
+		 * And only values an info transaction wrote (to any key) can name
+		 * one: a byte test spares the write-map lookup of every other list
+		 * element, which is nearly all of them.
+		 */
 		info_key = iso_alloc0(Max(h->keys.n, 1));
+		info_value = iso_alloc0(Max(h->values.n, 1));
 		for (t = 0; t < h->n_txns; t++)
 		{
 			uint32		i;
@@ -344,8 +355,15 @@ find_vertices(Builder *b)
 			if (h->txns[t].status != ISO_STATUS_INFO)
 				continue;
 			for (i = 0; i < h->txns[t].n_ops; i++)
-				if (h->ops[h->txns[t].first_op + i].kind != ISO_OP_READ)
-					info_key[h->ops[h->txns[t].first_op + i].key] = 1;
+			{
+				const IsoOp *op = &h->ops[h->txns[t].first_op + i];
+
+				if (op->kind != ISO_OP_READ)
+				{
+					info_key[op->key] = 1;
+					info_value[op->value] = 1;
+				}
+			}
 		}
 	}
 	while (n_work > 0)
@@ -363,13 +381,17 @@ find_vertices(Builder *b)
 				continue;
 			if (op->list_len < 0)
 			{
-				if (op->value != ISO_NONE)
+				if (op->value != ISO_NONE && info_value[op->value])
 					prove_writer(b, op->key, op->value, worklist, &n_work);
 			}
 			else
 				for (j = 0; j < op->list_len; j++)
-					prove_writer(b, op->key, h->elems[op->list_first + j],
-								 worklist, &n_work);
+				{
+					uint32		e = h->elems[op->list_first + j];
+
+					if (info_value[e])
+						prove_writer(b, op->key, e, worklist, &n_work);
+				}
 		}
 		ISO_CHECK_INTERRUPTS();
 	}
@@ -386,7 +408,10 @@ find_vertices(Builder *b)
 	out->n_vertices = v;
 	iso_free(worklist);
 	if (info_key)
+	{
 		iso_free(info_key);
+		iso_free(info_value);
+	}
 }
 
 /* ---------------------------------------------------------------------
