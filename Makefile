@@ -12,6 +12,9 @@ DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 # pg_regress: inputs in test/sql, expected output in the top-level expected/.
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+# isolation tests (concurrent sessions): test/specs, expected output in expected/
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 
 EXTRA_CLEAN = results regression.diffs regression.out
 

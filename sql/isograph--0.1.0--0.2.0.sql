@@ -11,7 +11,7 @@ DROP INDEX @extschema@.iso_event_key_idx;
 -- one piece instead of parsing millions of iso_event rows.  A cache: never
 -- dumped, written only by isograph (iso_load_jepsen, iso_save_image), and
 -- outdated by any change of the history's events (events_rev, bumped by
--- the iso_event triggers below).
+-- the iso_event triggers below; the reasoning is in src/image_store.c).
 ------------------------------------------------------------------------------
 
 ALTER TABLE @extschema@.iso_history
@@ -46,15 +46,29 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_event_changed() IS
 'trigger: outdate and drop the images of the histories whose events changed';
 
+-- Called for every row written to iso_event (the triggers' WHEN clauses), so
+-- no SET clause: it is C and resolves no names.
+CREATE FUNCTION @extschema@.iso_history_has_image(history_id bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'iso_history_has_image'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.iso_history_has_image(bigint) IS
+'whether the history has a stored image (latest committed state; for the iso_event triggers)';
+
+-- Row triggers, but only for rows of histories that have an image: a COPY
+-- of a new history costs one cached test per row and queues nothing.
+-- UPDATE and DELETE fire BEFORE (nothing queued); INSERT fires AFTER,
+-- which keeps COPY's batched inserts.
 CREATE TRIGGER iso_event_inserted AFTER INSERT ON @extschema@.iso_event
-	REFERENCING NEW TABLE AS iso_new_events
-	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_event_changed();
-CREATE TRIGGER iso_event_updated AFTER UPDATE ON @extschema@.iso_event
-	REFERENCING OLD TABLE AS iso_old_events NEW TABLE AS iso_new_events
-	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_event_changed();
-CREATE TRIGGER iso_event_deleted AFTER DELETE ON @extschema@.iso_event
-	REFERENCING OLD TABLE AS iso_old_events
-	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_event_changed();
+	FOR EACH ROW WHEN (@extschema@.iso_history_has_image(NEW.history_id))
+	EXECUTE FUNCTION @extschema@.iso_event_changed();
+CREATE TRIGGER iso_event_updated BEFORE UPDATE ON @extschema@.iso_event
+	FOR EACH ROW WHEN (@extschema@.iso_history_has_image(OLD.history_id)
+					   OR @extschema@.iso_history_has_image(NEW.history_id))
+	EXECUTE FUNCTION @extschema@.iso_event_changed();
+CREATE TRIGGER iso_event_deleted BEFORE DELETE ON @extschema@.iso_event
+	FOR EACH ROW WHEN (@extschema@.iso_history_has_image(OLD.history_id))
+	EXECUTE FUNCTION @extschema@.iso_event_changed();
 CREATE TRIGGER iso_event_truncated AFTER TRUNCATE ON @extschema@.iso_event
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_event_changed();
 

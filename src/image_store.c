@@ -1,22 +1,41 @@
 /*
  * image_store.c
  *	  History images in iso_history_image: writing them (iso_load_jepsen,
- *	  iso_save_image), reading them back for a check, and dropping them when
- *	  iso_event changes (the iso_event_changed trigger).
+ *	  iso_save_image), reading them back for a check, and outdating them
+ *	  when iso_event changes (the iso_event_changed triggers).
  *
  * An image is a cache of what reading iso_event would give (image.h).
- * Soundness rests on three things: only this file writes images (users have
- * no INSERT or UPDATE privilege on the table, and the writer bypasses
- * neither the visibility of the history nor its events); any change to
- * iso_event drops the images of the histories it touched, in the same
- * transaction (statement triggers with transition tables); and an image
- * that does not fit this build or fails validation is ignored.
+ * Soundness rests on four things:
+ *
+ * - Only this file writes images: no role has INSERT or UPDATE on the
+ *   table, and the writer builds them from events the caller can read.
+ * - Any change to a history's events outdates its image in the same
+ *   transaction: row triggers on iso_event, guarded by
+ *   iso_history_has_image() so that rows of histories without an image
+ *   (every COPY of a new history) cost one cached test, bump
+ *   iso_history.events_rev and drop the image.  (Statement triggers with
+ *   transition tables would copy every inserted row: a 10M-transaction COPY
+ *   spilled gigabytes.)  iso_history_has_image looks with the latest
+ *   snapshot, so a writer whose own snapshot predates an image still sees
+ *   it; its bump of events_rev then conflicts with the saver's.
+ * - iso_save_image takes a SHARE lock on iso_event (no change of any
+ *   history's events can be in progress or start while it reads) and runs
+ *   only under READ COMMITTED, so the events it reads are all the
+ *   committed ones.
+ * - A check uses an image only if its events_rev is current, it fits this
+ *   build's layout and every id in it is in bounds.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "access/genam.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "commands/trigger.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -28,6 +47,7 @@
 #include "isograph.h"
 
 PG_FUNCTION_INFO_V1(iso_save_image);
+PG_FUNCTION_INFO_V1(iso_history_has_image);
 PG_FUNCTION_INFO_V1(iso_event_changed);
 
 /*
@@ -47,6 +67,8 @@ enum
 	IMAGE_DATA,
 	IMAGE_NATTS = IMAGE_DATA
 };
+
+static void forget_image_state(void);
 
 /* Drop the stored image of one history (as the caller: row-level security). */
 static void
@@ -81,6 +103,7 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 
 	if (!iso_table_exists(ISO_TABLE_IMAGE))
 		return;					/* schema 0.1.0: checks read the events */
+	forget_image_state();
 	if (replace)
 		drop_image(history_id);
 	iso_image_describe(h, &layout);
@@ -373,6 +396,14 @@ iso_save_image(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id),
 				 errhint("See SELECT history_id, name FROM iso_history.")));
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("iso_save_image must run in a READ COMMITTED transaction"),
+				 errdetail("The image must hold every committed event; a transaction snapshot may be older than the events."),
+				 errhint("Run it in its own transaction, or in one started with ISOLATION LEVEL READ COMMITTED.")));
+	/* no change of iso_event may run alongside: see the header comment */
+	LockRelationOid(iso_table_oid(ISO_TABLE_EVENT), ShareLock);
 	events_rev = lock_events_rev(history_id);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph save image",
 								ALLOCSET_DEFAULT_SIZES);
@@ -386,58 +417,152 @@ iso_save_image(PG_FUNCTION_ARGS)
 }
 
 /*
- * Statement trigger on iso_event: the histories whose events the statement
- * inserted, updated or deleted (its transition tables), or every history on
- * TRUNCATE, get a new events_rev, which outdates their images, and their
- * images are dropped.  Runs as the caller, so row-level security limits it
- * to the caller's histories, the only ones whose events it could change.
+ * Whether history_id has an image, for the WHEN clause of the row triggers
+ * (called for every row written to iso_event): remembered per history,
+ * transaction and command, looked up with the latest snapshot otherwise.
+ */
+static int64 known_history = -1;
+static bool known_has_image;
+static LocalTransactionId known_lxid = InvalidLocalTransactionId;
+static CommandId known_cid;
+
+static void
+forget_image_state(void)
+{
+	known_lxid = InvalidLocalTransactionId;
+}
+
+static bool
+image_exists_now(int64 history_id)
+{
+	Relation	rel = table_open(iso_table_oid(ISO_TABLE_IMAGE), AccessShareLock);
+	Oid			pkey = RelationGetPrimaryKeyIndex(rel);
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	ScanKeyInit(&key, IMAGE_HISTORY_ID, BTEqualStrategyNumber, F_INT8EQ,
+				Int64GetDatum(history_id));
+	scan = systable_beginscan(rel, pkey, true, GetLatestSnapshot(), 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+static bool
+has_image(int64 history_id)
+{
+	CommandId	cid = GetCurrentCommandId(false);
+
+	if (known_lxid != MyProc->lxid || known_cid != cid || known_history != history_id)
+	{
+		known_has_image = image_exists_now(history_id);
+		known_history = history_id;
+		known_lxid = MyProc->lxid;
+		known_cid = cid;
+	}
+	return known_has_image;
+}
+
+/*
+ * iso_history_has_image(history_id bigint) returns boolean
+ *
+ * No SET search_path (unlike the other functions): it is called per row
+ * and resolves no names.
+ */
+Datum
+iso_history_has_image(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(has_image(PG_GETARG_INT64(0)));
+}
+
+/* Bump events_rev and drop the image of one history (all: history_id < 0). */
+static void
+outdate_image(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	const char *where = history_id >= 0 ?
+		" WHERE history_id OPERATOR(pg_catalog.=) $1" : "";
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev OPERATOR(pg_catalog.+) 1%s",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY), where),
+								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE)
+		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
+	ret = SPI_execute_with_args(psprintf("DELETE FROM %s%s",
+										 iso_qualified_table_name(ISO_TABLE_IMAGE), where),
+								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	/* later rows of this command need not come back here */
+	known_history = history_id;
+	known_has_image = false;
+	known_lxid = MyProc->lxid;
+	known_cid = GetCurrentCommandId(false);
+}
+
+static int64
+tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
+{
+	bool		isnull;
+	Datum		d = heap_getattr(tuple, EVENT_HISTORY_ID,
+								 RelationGetDescr(trigdata->tg_relation), &isnull);
+
+	return isnull ? -1 : DatumGetInt64(d);
+}
+
+/*
+ * Trigger on iso_event: rows of a history with an image (the triggers' WHEN
+ * clause) outdate that image; TRUNCATE outdates every image the caller can
+ * see.  Runs as the caller, so row-level security limits it to the
+ * caller's histories, the only ones whose events it could change.
  */
 Datum
 iso_event_changed(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	StringInfoData touched;
-	const char *oldtab;
-	const char *newtab;
-	int			ret;
+	HeapTuple	result = NULL;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(trigdata->tg_event))
+	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("iso_event_changed() must be called as a statement trigger")));
+				 errmsg("iso_event_changed() must be called as a trigger")));
 
-	oldtab = trigdata->tg_trigger->tgoldtable;
-	newtab = trigdata->tg_trigger->tgnewtable;
-	initStringInfo(&touched);
-	if (!TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
-		if (oldtab == NULL && newtab == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-					 errmsg("iso_event_changed() needs a transition table")));
-		appendStringInfoString(&touched, " WHERE history_id IN (");
-		if (oldtab != NULL)
-			appendStringInfo(&touched, "SELECT history_id FROM %s", quote_identifier(oldtab));
-		if (oldtab != NULL && newtab != NULL)
-			appendStringInfoString(&touched, " UNION ");
-		if (newtab != NULL)
-			appendStringInfo(&touched, "SELECT history_id FROM %s", quote_identifier(newtab));
-		appendStringInfoChar(&touched, ')');
+		outdate_image(-1);
+		return PointerGetDatum(NULL);
 	}
+	if (!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() must be a row trigger, or a statement trigger on TRUNCATE")));
 
-	SPI_connect();
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition tables");
-	ret = SPI_execute(psprintf("UPDATE %s SET events_rev = events_rev OPERATOR(pg_catalog.+) 1%s",
-							   iso_qualified_table_name(ISO_TABLE_HISTORY), touched.data),
-					  false, 0);
-	if (ret != SPI_OK_UPDATE)
-		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
-	ret = SPI_execute(psprintf("DELETE FROM %s%s",
-							   iso_qualified_table_name(ISO_TABLE_IMAGE), touched.data),
-					  false, 0);
-	if (ret != SPI_OK_DELETE)
-		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
-	SPI_finish();
-	return PointerGetDatum(NULL);
+	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	{
+		int64		old_id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
+		int64		new_id = tuple_history_id(trigdata, trigdata->tg_newtuple);
+
+		if (has_image(old_id))
+			outdate_image(old_id);
+		if (new_id != old_id && has_image(new_id))
+			outdate_image(new_id);
+		result = trigdata->tg_newtuple;
+	}
+	else
+	{
+		int64		id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
+
+		if (has_image(id))
+			outdate_image(id);
+		result = trigdata->tg_trigtuple;
+	}
+	/* BEFORE triggers let the row through; AFTER triggers' result is ignored */
+	return PointerGetDatum(TRIGGER_FIRED_BEFORE(trigdata->tg_event) ? result : NULL);
 }
