@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, build, start a throwaway
-# cluster, then run pg_regress (expected/), the pgTAP specs (test/pgtap),
+# cluster, then run pg_regress (expected/) and the isolation specs
+# (test/specs), the pgTAP specs (test/pgtap),
 # the standalone C unit tests (test/unit), a bounded fuzz run (test/fuzz)
 # and the client's tests (test/client).  Ends with "N passed, N failed".
 #
