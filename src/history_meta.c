@@ -115,6 +115,17 @@ iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
 	return found;
 }
 
+static void history_gone(int64 history_id) pg_attribute_noreturn();
+
+static void
+history_gone(int64 history_id)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("history %lld does not exist", (long long) history_id),
+			 errdetail("It may have been deleted while this statement ran.")));
+}
+
 /*
  * Lock a history's row before writing rows that reference it: our bulk
  * writer (writer.c) bypasses the foreign keys, so this is what keeps a
@@ -138,9 +149,39 @@ iso_history_lock(int64 history_id, bool exclusive)
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
 	if (SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("history %lld does not exist", (long long) history_id),
-				 errdetail("It may have been deleted while this statement ran.")));
+		history_gone(history_id);
 	SPI_finish();
+}
+
+/*
+ * Write-lock the history row and return its events_rev.  The write (an
+ * UPDATE that changes nothing) conflicts with the trigger's bump of
+ * events_rev by any concurrent change of the events: under READ COMMITTED
+ * one waits for the other and the image ends up of the newest events or
+ * outdated by a higher revision; under REPEATABLE READ or SERIALIZABLE the
+ * later one fails with a serialization error.  Either way no image can
+ * claim a revision whose events it does not hold.
+ */
+int64
+iso_history_lock_rev(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		isnull;
+	int64		rev;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		history_gone(history_id);
+	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return rev;
 }

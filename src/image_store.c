@@ -323,42 +323,6 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 }
 
 /*
- * Write-lock the history row and return its events_rev.  The write (an
- * UPDATE that changes nothing) conflicts with the trigger's bump of
- * events_rev by any concurrent change of the events: under READ COMMITTED
- * one waits for the other and the image ends up of the newest events or
- * outdated by a higher revision; under REPEATABLE READ or SERIALIZABLE the
- * later one fails with a serialization error.  Either way no image can
- * claim a revision whose events it does not hold.
- */
-static int64
-lock_events_rev(int64 history_id)
-{
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
-	bool		isnull;
-	int64		rev;
-	int			ret;
-
-	args[0] = Int64GetDatum(history_id);
-	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev "
-										 "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
-								1, argtypes, args, NULL, false, 0);
-	if (ret != SPI_OK_UPDATE_RETURNING)
-		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
-	if (SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("history %lld does not exist", (long long) history_id),
-				 errdetail("It may have been deleted while this statement ran.")));
-	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	return rev;
-}
-
-/*
  * Read the history's events as they are now, in this transaction: with a
  * snapshot taken after the caller's own writes and, under READ COMMITTED,
  * after the lock it waited for (the statement's snapshot is older).
@@ -404,7 +368,7 @@ iso_save_image(PG_FUNCTION_ARGS)
 				 errhint("Run it in its own transaction, or in one started with ISOLATION LEVEL READ COMMITTED.")));
 	/* no change of iso_event may run alongside: see the header comment */
 	LockRelationOid(iso_table_oid(ISO_TABLE_EVENT), ShareLock);
-	events_rev = lock_events_rev(history_id);
+	events_rev = iso_history_lock_rev(history_id);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph save image",
 								ALLOCSET_DEFAULT_SIZES);
 	iso_read_current_history(history_id, workload, &h, cxt);

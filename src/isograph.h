@@ -85,6 +85,7 @@ extern int64 iso_history_create(const char *name, const char *workload, const ch
 extern void iso_history_finish_load(int64 history_id, const char *workload, int64 skipped);
 extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload);
 extern void iso_history_lock(int64 history_id, bool exclusive);
+extern int64 iso_history_lock_rev(int64 history_id);
 
 extern text *iso_slice_to_text(IsoSlice slice);
 

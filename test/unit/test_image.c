@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 
+#include "history_util.h"
 #include "tap.h"
 
 static IsoSlice
@@ -49,27 +50,6 @@ sln(const char *s, int32 len)
 
 static const IsoSlice nil_slice = {NULL, 0};
 
-/* ---- freeing what the cores allocate (they have no free functions) ---- */
-
-static void
-strtab_free(IsoStrTab *t)
-{
-	iso_free(t->arena);
-	iso_free(t->offsets);
-	iso_free(t->slots);
-	iso_free(t->hashes);
-}
-
-static void
-history_free(IsoHistory *h)
-{
-	iso_free(h->txns);
-	iso_free(h->ops);
-	iso_free(h->elems);
-	strtab_free(&h->keys);
-	strtab_free(&h->values);
-	memset(h, 0, sizeof(*h));
-}
 
 /* ---- the histories ---- */
 

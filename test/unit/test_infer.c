@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "history_util.h"
 #include "tap.h"
 
 static double
@@ -52,27 +53,6 @@ sl(const char *s)
 
 static IsoSlice nil_slice = {NULL, 0};
 
-/* ---- freeing what the cores allocate (they have no free functions) ---- */
-
-static void
-strtab_free(IsoStrTab *t)
-{
-	iso_free(t->arena);
-	iso_free(t->offsets);
-	iso_free(t->slots);
-	iso_free(t->hashes);
-}
-
-static void
-history_free(IsoHistory *h)
-{
-	iso_free(h->txns);
-	iso_free(h->ops);
-	iso_free(h->elems);
-	strtab_free(&h->keys);
-	strtab_free(&h->values);
-	memset(h, 0, sizeof(*h));
-}
 
 static void
 inference_free(IsoInference *inf)
