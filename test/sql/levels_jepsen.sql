@@ -3,6 +3,9 @@
 -- stored history (iso_levels), row for row, for every hand-made history.
 -- (Version orders are not loaded here: iso_levels_jepsen has none.)
 SET client_min_messages = warning;
+-- (no CONTEXT lines while the helper runs: its pg_temp schema's name
+-- differs from run to run)
+\set SHOW_CONTEXT never
 CREATE FUNCTION pg_temp.compare(name text, edn text) RETURNS TABLE (history text, levels bigint, differences bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -124,6 +127,7 @@ INSERT INTO compared SELECT * FROM pg_temp.compare('register/write-skew.edn', :'
 INSERT INTO compared SELECT * FROM pg_temp.compare('list-append/arangodb-sample.edn', :'edn');
 \set edn `cat test/data/list-append/arangodb-write-skew.edn`
 INSERT INTO compared SELECT * FROM pg_temp.compare('list-append/arangodb-write-skew.edn', :'edn');
+\set SHOW_CONTEXT errors
 SELECT count(*) AS histories, sum(levels) AS level_rows, sum(differences) AS differences,
        count(*) FILTER (WHERE levels <> 9) AS without_nine_levels
   FROM compared;
