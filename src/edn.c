@@ -526,6 +526,7 @@ typedef struct Parser
 	IsoSlice   *elems;
 	int32		n_elems;
 	int32		cap_elems;
+	IsoSlice	fast_int;		/* the element fast_list_int just read */
 
 	EdnOp	   *out;
 	int32		cap_out;
@@ -1454,6 +1455,40 @@ append_op(Parser *P)
 	return true;
 }
 
+/*
+ * The fast path of list reads, which are most of a history's text: after
+ * blanks on the same line, a run of 1 to 18 digits, not a lone leading
+ * zero's prefix, ending at a delimiter, is a canonical integer whose text is
+ * itself (what lex + int_text would give, without a token).  Anything else
+ * (a sign, a newline, a comment, a discard, a float, 0-prefixed digits)
+ * leaves P untouched for the general path.
+ */
+bool		edn_fast_paths = true;
+
+static bool
+fast_list_int(Parser *P)
+{
+	const char *p = P->p;
+	const char *end = P->end;
+	const char *d;
+
+	if (!edn_fast_paths)
+		return false;
+	while (p < end && (edn_cls[(unsigned char) *p] & C_WS))
+		p++;
+	d = p;
+	while (p < end && (unsigned char) (*p - '0') <= 9 && p - d < 19)
+		p++;
+	if (p == d || p - d > 18 || (*d == '0' && p - d > 1) ||
+		!(p >= end || (edn_cls[(unsigned char) *p] & C_DELIM)) ||
+		(p < end && *p == '#'))
+		return false;
+	P->fast_int.ptr = d;
+	P->fast_int.len = (int32) (p - d);
+	P->p = p;
+	return true;
+}
+
 static bool
 append_elem(Parser *P)
 {
@@ -1640,6 +1675,15 @@ parse_value_field(Parser *P, const Open *map)
 				{
 					Tok			te;
 
+					/* most elements are small plain integers */
+					if (fast_list_int(P))
+					{
+						if (!append_elem(P))
+							goto bad_limit;
+						P->elems[P->n_elems - 1] = P->fast_int;
+						n++;
+						continue;
+					}
 					if (!next_tok(P, &te, &oo))
 						goto hard;
 					if (te.kind == lc)

@@ -93,4 +93,11 @@ extern bool edn_parse_history(const char *text, size_t len,
 /* Deepest nesting of EDN collections accepted (a history needs 4). */
 #define EDN_MAX_DEPTH 64
 
+/*
+ * Whether the parser may take its fast paths (plain integers in list
+ * reads).  Always on in the server; the unit tests and the fuzzer turn it
+ * off to check that both paths give the same transactions and errors.
+ */
+extern bool edn_fast_paths;
+
 #endif							/* ISOGRAPH_EDN_H */

@@ -6,9 +6,12 @@
  * over-read).  The expected workload is taken from the input length so all
  * three modes get exercised.  The callback checks the EdnTxn invariants and
  * reads every byte of every slice; on failure the error must be complete.
+ * Each input is parsed twice, with and without the parser's fast paths,
+ * which must agree on every transaction and error.
  */
 #include "edn.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +54,53 @@ typedef struct State
 {
 	int			calls;
 	int			stop_at;
+	uint64_t	digest;			/* of everything the callbacks saw */
 } State;
+
+static void
+mix(State *st, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		st->digest = (st->digest ^ b[i]) * UINT64_C(1099511628211);
+}
+
+static void
+mix_slice(State *st, IsoSlice s)
+{
+	int32		len = s.ptr ? s.len : -1;
+
+	mix(st, &len, sizeof(len));
+	if (s.ptr)
+		mix(st, s.ptr, (size_t) s.len);
+}
+
+static void
+digest_txn(State *st, const EdnTxn *t)
+{
+	int32		i,
+				j;
+
+	mix(st, &t->txn_id, sizeof(t->txn_id));
+	mix(st, &t->status, sizeof(t->status));
+	mix(st, &t->has_process, sizeof(t->has_process));
+	mix(st, &t->process, sizeof(t->process));
+	mix(st, &t->n_ops, sizeof(t->n_ops));
+	for (i = 0; i < t->n_ops; i++)
+	{
+		const EdnOp *o = &t->ops[i];
+
+		mix(st, &o->op, sizeof(o->op));
+		mix_slice(st, o->key);
+		mix_slice(st, o->value);
+		mix_slice(st, o->read_value);
+		mix(st, &o->list_len, sizeof(o->list_len));
+		for (j = 0; j < o->list_len; j++)
+			mix_slice(st, o->list[j]);
+	}
+}
 
 static bool
 check_txn(const EdnTxn *t, void *arg)
@@ -97,6 +146,7 @@ check_txn(const EdnTxn *t, void *arg)
 				fail("bad op kind");
 		}
 	}
+	digest_txn(st, t);
 	st->calls++;
 	return st->calls != st->stop_at;
 }
@@ -111,8 +161,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	st.calls = 0;
 	st.stop_at = (size % 7 == 3) ? 2 : -1;	/* sometimes stop early */
+	st.digest = 0;
 	ok = edn_parse_history((const char *) data, size, (IsoWorkload) (size % 3),
 						   check_txn, &st, &stats, &err);
+
+	/* the general path must see exactly what the fast paths saw */
+	{
+		State		st2 = {0, st.stop_at, 0};
+		EdnStats	stats2;
+		IsoParseError err2;
+		bool		ok2;
+
+		edn_fast_paths = false;
+		ok2 = edn_parse_history((const char *) data, size, (IsoWorkload) (size % 3),
+								check_txn, &st2, &stats2, &err2);
+		edn_fast_paths = true;
+		if (ok2 != ok || st2.calls != st.calls || st2.digest != st.digest ||
+			err2.kind != err.kind || err2.line != err.line || err2.record != err.record ||
+			strcmp(err2.message, err.message) != 0 ||
+			(ok && (stats.records != stats2.records || stats.skipped != stats2.skipped ||
+					stats.txns != stats2.txns || stats.events != stats2.events ||
+					stats.workload != stats2.workload)))
+			fail("the fast paths and the general path disagree");
+	}
 	if (ok)
 	{
 		if (err.kind != ISO_PARSE_OK)

@@ -780,6 +780,73 @@ test_fuzz_regressions(void)
 	check_err("fuzz: tag at end of input", "{:type :ok} #x", UNK, ISO_PARSE_SYNTAX, 2, 1, "unexpected end of input");
 }
 
+/*
+ * The parser's fast path for plain integers in list reads must give exactly
+ * what the general path gives: the same transactions, the same errors at
+ * the same place.  Hand-picked edges of the fast path, each parsed both
+ * ways (the fuzzer does the same on random input).
+ */
+static void
+test_fast_paths(void)
+{
+	static const char *const lists[] = {
+		"[1 2 3]", "[]", "[ ]", "[0]", "[00]", "[007]", "[-1 2]", "[+1]", "[1N]",
+		"[1M]", "[1.5]", "[1e3]", "[123456789012345678]", "[1234567890123456789]",
+		"[99999999999999999999]", "[1,2,,3]", "[1\n2]", "[1 ;c\n 2]",
+		"[1 #_ 2 3]", "[1 #_[4 5] 6]", "[1#]", "[1 #inst \"x\"]", "[1 \"a\" :b]",
+		"[12abc]", "[1]]", "[1", "[1 2 [3]]", "[1 {:a 1}]", "[1 nil]",
+		"[\t1\t2\t]", "(1 2)", "[1 2)", "[9 8 7 6 5 4 3 2 1 0]",
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+	{
+		char		text[512];
+		char		unescaped[512];
+		const char *in = lists[i];
+		char	   *o = unescaped;
+		int			mode;
+		Sink		out[2];
+		bool		r[2];
+		IsoParseError e[2];
+		EdnStats	st;
+
+		/* the table writes \n and \" to keep one line each */
+		for (; *in; in++)
+		{
+			if (in[0] == '\\' && in[1] == 'n')
+			{
+				*o++ = '\n';
+				in++;
+			}
+			else if (in[0] == '\\' && in[1] == '"')
+			{
+				*o++ = '"';
+				in++;
+			}
+			else
+				*o++ = *in;
+		}
+		*o = '\0';
+		snprintf(text, sizeof(text),
+				 "{:type :ok, :f :txn, :value [[:append 1 1] [:r 1 %s]], :index 0}\n"
+				 "{:type :ok, :f :txn, :value [[:r 2 [1 2]]], :index 1}\n", unescaped);
+		for (mode = 0; mode < 2; mode++)
+		{
+			edn_fast_paths = mode == 0;
+			sink_init(&out[mode]);
+			r[mode] = parse_n(text, strlen(text), ISO_WORKLOAD_UNKNOWN, &out[mode], &st, &e[mode]);
+		}
+		edn_fast_paths = true;
+		ok(r[0] == r[1] && strcmp(out[0].buf, out[1].buf) == 0 &&
+		   (r[0] || (e[0].kind == e[1].kind && e[0].line == e[1].line &&
+					 e[0].record == e[1].record && strcmp(e[0].message, e[1].message) == 0)),
+		   "fast path == general path for list %s", lists[i]);
+		free(out[0].buf);
+		free(out[1].buf);
+	}
+}
+
 int
 main(void)
 {
@@ -796,5 +863,6 @@ main(void)
 	test_workload();
 	test_duplicates();
 	test_fuzz_regressions();
+	test_fast_paths();
 	return tap_done();
 }
