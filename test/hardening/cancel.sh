@@ -81,9 +81,12 @@ SQL
 ok $([ "$(sed -n 's/^SQLSTATE //p' <<<"$out")" = 57014 ] && echo 0 || echo 1) "iso_load_jepsen of the big history cancelled at 1 s"
 ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled load left no history behind"
 
-# pg_cancel_backend from another session.
+# pg_cancel_backend from another session.  The victim repeats the check so
+# that it is surely still running when the cancel arrives (one check of the
+# big history can finish within the 0.2 s we wait).
 psql -X -q -A -t -c "SET application_name = 'hardening-victim'" \
-	-c "SELECT pg_catalog.clock_timestamp()" -c "SELECT count(*) FROM iso_levels($big)" \
+	-c "SELECT pg_catalog.clock_timestamp()" \
+	-c "DO \$\$ BEGIN FOR i IN 1..200 LOOP PERFORM count(*) FROM iso_levels($big); END LOOP; END \$\$" \
 	>"$WORK/victim.out" 2>&1 &
 victim=$!
 for i in $(seq 1 100); do	# wait until it runs the check, then let it work a little
