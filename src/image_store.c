@@ -70,9 +70,14 @@ enum
 
 static void forget_image_state(void);
 
-/* Drop the stored image of one history (as the caller: row-level security). */
+/*
+ * Run "<verb> <table><rest>" for the rows of one history, or of every
+ * history the caller can see when history_id < 0 (as the caller: row-level
+ * security applies).
+ */
 static void
-drop_image(int64 history_id)
+exec_for_history(const char *verb, IsoTable table, const char *rest,
+				 int64 history_id, int expected)
 {
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1];
@@ -80,12 +85,21 @@ drop_image(int64 history_id)
 
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
-										 iso_qualified_table_name(ISO_TABLE_IMAGE)),
-								1, argtypes, args, NULL, false, 0);
-	if (ret != SPI_OK_DELETE)
-		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
+	ret = SPI_execute_with_args(psprintf("%s %s%s%s", verb, iso_qualified_table_name(table), rest,
+										 history_id >= 0 ?
+										 " WHERE history_id OPERATOR(pg_catalog.=) $1" : ""),
+								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
+	if (ret != expected)
+		elog(ERROR, "could not change %s: %s", iso_table_name(table),
+			 SPI_result_code_string(ret));
 	SPI_finish();
+}
+
+/* Drop the stored image of one history (all: history_id < 0). */
+static void
+drop_image(int64 history_id)
+{
+	exec_for_history("DELETE FROM", ISO_TABLE_IMAGE, "", history_id, SPI_OK_DELETE);
 }
 
 /*
@@ -445,25 +459,10 @@ iso_history_has_image(PG_FUNCTION_ARGS)
 static void
 outdate_image(int64 history_id)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
-	const char *where = history_id >= 0 ?
-		" WHERE history_id OPERATOR(pg_catalog.=) $1" : "";
-	int			ret;
-
-	args[0] = Int64GetDatum(history_id);
-	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev OPERATOR(pg_catalog.+) 1%s",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY), where),
-								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
-	if (ret != SPI_OK_UPDATE)
-		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
-	ret = SPI_execute_with_args(psprintf("DELETE FROM %s%s",
-										 iso_qualified_table_name(ISO_TABLE_IMAGE), where),
-								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
-	if (ret != SPI_OK_DELETE)
-		elog(ERROR, "could not delete from iso_history_image: %s", SPI_result_code_string(ret));
-	SPI_finish();
+	exec_for_history("UPDATE", ISO_TABLE_HISTORY,
+					 " SET events_rev = events_rev OPERATOR(pg_catalog.+) 1",
+					 history_id, SPI_OK_UPDATE);
+	drop_image(history_id);
 	/* later rows of this command need not come back here */
 	known_history = history_id;
 	known_has_image = false;
@@ -498,6 +497,13 @@ iso_event_changed(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("iso_event_changed() must be called as a trigger")));
 
+	/* it reads history_id as iso_event's first column */
+	if (RelationGetRelid(trigdata->tg_relation) != iso_table_oid(ISO_TABLE_EVENT))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() fires only on iso_event, not on \"%s\"",
+						RelationGetRelationName(trigdata->tg_relation)),
+				 errhint("It is isograph's own trigger function; do not attach it to other tables.")));
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
 		outdate_image(-1);

@@ -482,5 +482,18 @@ SELECT count(*) AS image_rows FROM iso_history_image;
 SELECT * FROM pg_temp.state(:h);
 SELECT * FROM pg_temp.state(:other);
 
+-- The trigger function refuses other tables (it reads iso_event's first
+-- column as history_id) and statement triggers other than TRUNCATE.
+CREATE TABLE pg_temp.not_events (label text);
+CREATE TRIGGER misplaced AFTER INSERT ON pg_temp.not_events
+  FOR EACH ROW EXECUTE FUNCTION iso_event_changed();
+INSERT INTO pg_temp.not_events VALUES ('x');
+BEGIN;
+CREATE TRIGGER per_statement AFTER INSERT ON iso_event
+  FOR EACH STATEMENT EXECUTE FUNCTION iso_event_changed();
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
+  VALUES (:h, 99, 'ok', 0, 'append', 'z', '1');
+ROLLBACK;
+
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
 SELECT setval('iso_history_history_id_seq', :seq_last, :'seq_called'::boolean) = :seq_last AS sequence_restored;
