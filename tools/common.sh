@@ -10,7 +10,11 @@
 set -euo pipefail
 
 ISO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_BIN=/usr/lib/postgresql/15/bin
+# ISO_DESTDIR=/some/dir: install into a staged copy of the PostgreSQL 15
+# tree under that directory and run the cluster from it, leaving the system
+# installation alone (several checkouts can then be tested side by side).
+ISO_DESTDIR=${ISO_DESTDIR:-}
+PG_BIN=$ISO_DESTDIR/usr/lib/postgresql/15/bin
 ISO_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 libpq-dev \
 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl graphviz"
 
@@ -37,7 +41,23 @@ iso_install_packages() {
 iso_build() {
 	iso_log "building and installing isograph"
 	make -C "$ISO_ROOT" -s -j2 >/dev/null
-	make -C "$ISO_ROOT" -s install >/dev/null
+	if [ -n "$ISO_DESTDIR" ]; then
+		iso_stage_postgres
+		make -C "$ISO_ROOT" -s install DESTDIR="$ISO_DESTDIR" >/dev/null
+	else
+		make -C "$ISO_ROOT" -s install >/dev/null
+	fi
+}
+
+# A private copy of the PostgreSQL 15 server tree under $ISO_DESTDIR (the
+# server finds its share and lib directories relative to its binary).
+iso_stage_postgres() {
+	[ -x "$PG_BIN/postgres" ] && return 0
+	iso_log "staging a copy of PostgreSQL 15 in $ISO_DESTDIR"
+	mkdir -p "$ISO_DESTDIR/usr/lib/postgresql" "$ISO_DESTDIR/usr/share/postgresql"
+	cp -a /usr/lib/postgresql/15 "$ISO_DESTDIR/usr/lib/postgresql/"
+	cp -a /usr/share/postgresql/15 "$ISO_DESTDIR/usr/share/postgresql/"
+	chmod -R a+rX "$ISO_DESTDIR"
 }
 
 # Run a command as the cluster's owner.
