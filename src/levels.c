@@ -14,7 +14,6 @@
 
 #define K_G0		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G0)
 #define K_G1C		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G1C)
-#define K_LU		ISO_CYCLE_KIND_BIT(ISO_CYCLE_LOST_UPDATE)
 #define K_GS		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_SINGLE)
 #define K_GN		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_NONADJACENT)
 #define K_G2		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G2_ITEM)
@@ -30,17 +29,17 @@ static const IsoLevelInfo level_table[ISO_LEVEL_COUNT] = {
 	ISO_CYCLE_KINDS_ALL},
 	/* psi: D cycles and cycles with exactly one rw */
 	{"psi", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_PSI,
-	K_G0 | K_G1C | K_LU | K_GS},
+	K_G0 | K_G1C | K_GS},
 	/* si: (D ; rw?) acyclic */
 	{"si", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	K_G0 | K_G1C | K_GS | K_GN},
 	/* ser: every cycle */
 	{"ser", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
 	ISO_CYCLE_KINDS_ALL},
 	/* strong-session-si: si with so in D */
 	{"strong-session-si", BIT_WW | BIT_WR | BIT_SO,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	K_G0 | K_G1C | K_GS | K_GN},
 	/* strong-session-serializable: ser with so in D */
 	{"strong-session-serializable", BIT_WW | BIT_WR | BIT_SO,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_ACYCLIC,
@@ -66,7 +65,7 @@ static const struct
 };
 
 static const char *const kind_names[ISO_CYCLE_KIND_COUNT] = {
-	"G0", "G1c", "lost-update", "G-single", "G-nonadjacent", "G2-item"
+	"G0", "G1c", "G-single", "G-nonadjacent", "G2-item"
 };
 
 const IsoLevelInfo *
