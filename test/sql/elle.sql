@@ -97,7 +97,7 @@ SELECT s, unnest(a) FROM (VALUES
 ) v(s, a);
 
 -- The cases. Exactly one of model / scope / edges says what is compared:
---   model: Elle's :consistency-models; isograph's anomalies at that level
+--   model: Elle's :consistency-models; isograph's anomalies at those levels
 --   scope: see elle_scope
 --   edges: Elle asserts a graph; isograph's edges of these types, as
 --          'from->to' txn ids
@@ -109,7 +109,7 @@ CREATE TEMP TABLE elle_case (
 	name       text PRIMARY KEY,
 	deftest    text NOT NULL,
 	workload   text NOT NULL,
-	model      text REFERENCES elle_model,
+	model      text,  -- Elle model names, space-separated (elle_model)
 	scope      text,
 	edges      text[],
 	gucs       text CHECK (gucs IN ('sequential-keys', 'linearizable-keys')),
@@ -493,6 +493,18 @@ $$),
 {:process 0, :type :invoke, :value [[:r :z nil] [:r :t nil]]}
 {:process 0, :type :ok, :value [[:r :z [2]] [:r :t nil]]}
 $$),
+-- intermediate-sequential-extension-test: Elle's file
+-- histories/si-without-g-single.edn, transcribed as it is (with its :time 0)
+('la intermediate-sequential-extension {:consistency-models [:snapshot-isolation :repeatable-read]}', 'list_append_test/intermediate-sequential-extension-test', 'list-append', 'snapshot-isolation repeatable-read', 'false', '{G2-item}', $$
+{:index 10, :time 0, :type :invoke, :process 2, :f :txn, :value [[:append 9 2]]}
+{:index 11, :time 0, :type :ok, :process 2, :f :txn, :value [[:append 9 2]]}
+{:index 20, :time 0, :type :invoke, :process 4, :f :txn, :value [[:append 8 1] [:r 9 nil]]}
+{:index 21, :time 0, :type :ok, :process 4, :f :txn, :value [[:append 8 1] [:r 9 nil]]}
+{:index 30, :time 0, :type :invoke, :process 7, :f :txn, :value [[:r 6 nil] [:r 8 nil] [:append 9 5]]}
+{:index 31, :time 0, :type :ok, :process 7, :f :txn, :value [[:r 6 nil] [:r 8 nil] [:append 9 5]]}
+{:index 40, :time 0, :type :invoke, :process 9, :f :txn, :value [[:append 6 2] [:r 9 nil]]}
+{:index 41, :time 0, :type :ok, :process 9, :f :txn, :value [[:append 6 2] [:r 9 [2]]]}
+$$),
 -- future-read-test
 ('la future-read {:consistency-models [:read-committed]}', 'list_append_test/future-read-test', 'list-append', 'read-committed', 'false', '{empty-transaction-graph,future-read}', $$
 {:process 0, :type :invoke, :f :txn, :value [[:r :x [1]] [:append :x 1]]}
@@ -756,7 +768,6 @@ INSERT INTO elle_skipped VALUES
 	('list_append_test/op-test', 'Elle''s op-string parser'),
 	('list_append_test/checker-test contradictory read orders (HTML file)', 'the HTML file Elle writes; the verdict is a case above'),
 	('list_append_test/huge-scc-test', 'performance, on Elle''s history file, asserting Elle''s cycle-search timeout'),
-	('list_append_test/intermediate-sequential-extension-test', 'Elle''s history file histories/si-without-g-single.edn, a regression test of Elle''s sequential-extension search'),
 	('list_append_test/unfindable-g-single', 'Elle''s cycle-search timeout and cycle-exists fallback (anomaly names PL-SI-cycle-exists, cycle-search-timeout)'),
 	('list_append_test/scc-search-perf-test, perfect-perf-test, sloppy-perf-test', 'performance (random 1M-operation histories)'),
 	('rw_register_test/op-test', 'Elle''s op-string parser'),
@@ -829,6 +840,8 @@ INSERT INTO elle_reason VALUES
 	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la lost-update {}',
 	 'isograph also reports G-single-process: T1 -so-> T2 -rw-> T1 (T2, on T1''s process, read [0] after T1 appended 1). Elle''s search finds that cycle too, but its explainer prefers the rw edge to the process or real-time edge, names the cycle G2-item and drops it (Elle''s own comment: g-single-misattribution-test)'),
+	('la intermediate-sequential-extension {:consistency-models [:snapshot-isolation :repeatable-read]}',
+	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la rr-g-single-item {:consistency-models [:repeatable-read]}',
 	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la rr-g-nonadjacent-item {:consistency-models [:repeatable-read]}',
@@ -885,7 +898,10 @@ BEGIN
 	ELSE
 		SELECT coalesce(array_agg(a ORDER BY a), '{}') INTO r
 		  FROM (SELECT DISTINCT k.anomaly AS a
-		          FROM iso_check(coalesce((SELECT level FROM elle_model WHERE model = c.model), 'ser'), h, 1) k
+		          FROM (SELECT level FROM elle_model
+		                 WHERE model = ANY (string_to_array(c.model, ' '))
+		                UNION SELECT 'ser' WHERE c.model IS NULL) l,
+		               iso_check(l.level, h, 1) k
 		         WHERE c.scope IS NULL
 		            OR k.anomaly IN (SELECT n.isograph FROM elle_scope s JOIN elle_name n USING (elle)
 		                              WHERE s.scope = c.scope)) d;
@@ -917,6 +933,10 @@ SELECT DISTINCT e AS unmapped_elle_name
    AND e NOT IN (SELECT elle FROM elle_name)
 UNION
 SELECT elle FROM elle_scope WHERE elle NOT IN (SELECT elle FROM elle_name);
+-- every model named is in elle_model
+SELECT DISTINCT m AS unknown_elle_model
+  FROM elle_case c, unnest(string_to_array(c.model, ' ')) m
+ WHERE m NOT IN (SELECT model FROM elle_model);
 -- reasons for cases that do not exist
 SELECT name AS reason_for_unknown_case FROM elle_reason
  WHERE name NOT IN (SELECT name FROM elle_case);
