@@ -837,7 +837,7 @@ INSERT INTO elle_reason VALUES
 	('la repeatable-read {:consistency-models [:repeatable-read]}',
 	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la G-nonadjacent {}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
+	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edges, and then also a G-single-process (T4 reads x nil after T1, on its process, appended 1) that Elle''s explainer names by its data edges, as in la lost-update {}'),
 	('la lost-update {}',
 	 'isograph also reports G-single-process: T1 -so-> T2 -rw-> T1 (T2, on T1''s process, read [0] after T1 appended 1). Elle''s search finds that cycle too, but its explainer prefers the rw edge to the process or real-time edge, names the cycle G2-item and drops it (Elle''s own comment: g-single-misattribution-test)'),
 	('la intermediate-sequential-extension {:consistency-models [:snapshot-isolation :repeatable-read]}',
