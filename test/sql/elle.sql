@@ -786,10 +786,13 @@ INSERT INTO elle_skipped VALUES
 	('core_test/monotonic+process-test', 'the monotonic-key analyzer combined with process order'),
 	('core_test/stackoverflow-test, collapse-graph-test-perf', 'performance / stack depth of Elle''s graph code');
 
--- Why a case differs. Keyed by case name; edit freely. Tags: [nil-read],
--- [own-append-read], [cycle-names], [order-behind-anomaly], [rt-order]:
--- expected to be resolved by the inference changes under way (see the
--- README section "Agreement with Elle"); other reasons are real differences.
+-- Why a case differs. Keyed by case name; edit freely. Tagged reasons are
+-- list-append inference changes under way, expected to resolve the case:
+-- [nil-read] nil reads of :ok transactions read as the empty list;
+-- [cycle-names] no witness cycle named lost-update; [order-behind-anomaly]
+-- keys with incompatible-order / duplicate-elements still get edges;
+-- [rt-order] real-time order from record order when :time is absent.
+-- Untagged reasons are differences that remain.
 CREATE TEMP TABLE elle_reason (name text PRIMARY KEY, reason text NOT NULL);
 INSERT INTO elle_reason VALUES
 	('la graph read empty, append, read',
