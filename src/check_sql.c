@@ -40,6 +40,7 @@ level_forbids(IsoLevel level, IsoAnomalyKind kind)
 		case ISO_ANOM_G1A:
 		case ISO_ANOM_G1B:
 		case ISO_ANOM_DIRTY_UPDATE:
+		case ISO_ANOM_FUTURE_READ:
 			return level != ISO_LEVEL_PL1;
 		case ISO_ANOM_LOST_UPDATE:
 			return level >= ISO_LEVEL_PL299;

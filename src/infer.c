@@ -50,6 +50,7 @@ static const char *const anomaly_names[ISO_ANOM_KIND_COUNT] = {
 	[ISO_ANOM_DUPLICATE_ELEMENTS] = "duplicate-elements",
 	[ISO_ANOM_INCOMPATIBLE_ORDER] = "incompatible-order",
 	[ISO_ANOM_CYCLIC_VERSIONS] = "cyclic-versions",
+	[ISO_ANOM_FUTURE_READ] = "future-read",
 };
 
 const char *
@@ -471,6 +472,58 @@ list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
 }
 
 /*
+ * Future reads: a read that shows a value its own transaction writes only
+ * later (Elle's future-read, a trivial wr cycle T -> T, hence G1c-like).
+ * The group's writes are stamped with their op index first; then each read
+ * is scanned once.  Reported once per read.
+ */
+static void
+check_future_reads(Builder *b, const uint32 *ops, uint32 n)
+{
+	const IsoHistory *h = b->h;
+	uint32		stamp = ++b->epoch;
+	bool		any = false;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+
+		if (op->kind == ISO_OP_READ || i == 0)
+			continue;			/* a write nothing reads before */
+		b->value_stamp[op->value] = stamp;
+		b->value_pos[op->value] = ops[i];
+		any = true;
+	}
+	if (!any)
+		return;
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+		int32		len = list_read_len(h, op);
+		int32		j;
+
+		if (op->kind != ISO_OP_READ)
+			continue;
+		if (len < 0 && op->value != ISO_NONE &&
+			b->value_stamp[op->value] == stamp && b->value_pos[op->value] > ops[i])
+			add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, op->value, ops[i],
+						b->value_pos[op->value]);
+		for (j = 0; j < len; j++)
+		{
+			uint32		e = h->elems[op->list_first + j];
+
+			if (b->value_stamp[e] == stamp && b->value_pos[e] > ops[i])
+			{
+				add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, e, ops[i],
+							b->value_pos[e]);
+				break;
+			}
+		}
+	}
+}
+
+/*
  * Check the ops of one committed txn on one key (ops[first..last) of
  * key_ops, all of the same txn).  app_buf has room for the group's appends.
  */
@@ -538,7 +591,10 @@ check_internal(Builder *b)
 				j++;
 			/* info txns' reads are mostly unknown: check committed ones only */
 			if (b->h->txns[t].status == ISO_STATUS_OK && j - i > 1)
+			{
 				check_internal_group(b, b->key_ops + i, j - i, app_buf);
+				check_future_reads(b, b->key_ops + i, j - i);
+			}
 			i = j;
 		}
 		if ((k & 0xfff) == 0)
