@@ -4,8 +4,10 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "isograph.h"
 
@@ -20,9 +22,99 @@ bool		iso_use_image = true;
 
 void		_PG_init(void);
 
+/*
+ * Settings and parallel queries.
+ *
+ * Without shared_preload_libraries, a session's "SET isograph.x" (or ALTER
+ * ROLE/DATABASE ... SET) before the library is loaded creates a placeholder,
+ * and the DefineCustom*Variable calls below replace it and apply its value.
+ * PostgreSQL cannot apply it during a parallel operation ("cannot set
+ * parameters during a parallel operation", a WARNING) and the setting then
+ * silently keeps its default: in a parallel worker that loads the library
+ * for a parallel-safe function, and in the leader too, which loads a C
+ * function's library when the function is first called, after the executor
+ * entered parallel mode.  (A worker that starts after the leader loaded the
+ * library loads it before restoring the leader's settings, so it is fine.)
+ *
+ * The fix is complete in two parts:
+ * - Every function that reads a setting is PARALLEL UNSAFE (the install
+ *   script), so no query calling one runs in parallel mode: the library is
+ *   loaded outside it and the settings apply.  (It has to be UNSAFE, not
+ *   RESTRICTED: a restricted function runs in the leader in parallel mode,
+ *   which is exactly where the leader's lazy load loses the settings.)
+ * - Should the library still be loaded in parallel mode (a caller's own
+ *   function mislabelled PARALLEL SAFE or RESTRICTED), _PG_init keeps the
+ *   placeholders' values, and iso_settings_ready(), which every function
+ *   that reads a setting calls first, applies them as session values once
+ *   out of parallel mode, or raises an ERROR while still in it: never a
+ *   check under silently wrong settings.
+ */
+static const char *const setting_names[] = {
+	"isograph.assume_sequential_keys",
+	"isograph.assume_linearizable_keys",
+	"isograph.max_witnesses",
+	"isograph.max_memory",
+	"isograph.use_image",
+};
+
+#define NSETTINGS lengthof(setting_names)
+
+/* placeholder values _PG_init could not apply, by setting_names index */
+static char *pending_values[NSETTINGS];
+static bool settings_pending = false;
+
+static void
+remember_placeholders(void)
+{
+	int			i;
+
+	if (!IsInParallelMode())
+		return;
+	for (i = 0; i < NSETTINGS; i++)
+	{
+		const char *v = GetConfigOption(setting_names[i], true, false);
+
+		if (v != NULL)
+		{
+			pending_values[i] = MemoryContextStrdup(TopMemoryContext, v);
+			settings_pending = true;
+		}
+	}
+}
+
+/* Apply the settings _PG_init could not; see the comment above. */
+void
+iso_settings_ready(void)
+{
+	int			i;
+
+	if (likely(!settings_pending))
+		return;
+	if (IsInParallelMode())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("isograph's settings cannot be applied during a parallel operation"),
+				 errdetail("The isograph library was first loaded in this session during a parallel query, when settings such as isograph.max_memory cannot take effect."),
+				 errhint("Mark functions that call isograph functions PARALLEL UNSAFE, or load the library first (LOAD 'isograph', or session_preload_libraries).")));
+	settings_pending = false;
+	for (i = 0; i < NSETTINGS; i++)
+	{
+		char	   *v = pending_values[i];
+
+		if (v == NULL)
+			continue;
+		pending_values[i] = NULL;
+		/* an invalid value warns, as at any load; the default stays */
+		(void) set_config_option(setting_names[i], v, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SET, true, WARNING, false);
+		pfree(v);
+	}
+}
+
 void
 _PG_init(void)
 {
+	remember_placeholders();
 	DefineCustomBoolVariable("isograph.assume_sequential_keys",
 							 "Assume session order orders each key's register writes.",
 							 "When on, for two committed transactions of one process, the earlier one's write of a key is taken as the older version.",
