@@ -47,7 +47,11 @@ void		_PG_init(void);
  *   placeholders' values, and iso_settings_ready(), which every function
  *   that reads a setting calls first, applies them as session values once
  *   out of parallel mode, or raises an ERROR while still in it: never a
- *   check under silently wrong settings.
+ *   check under silently wrong settings.  SET is transactional, so values
+ *   applied in a (sub)transaction that then aborts are rolled back: the
+ *   transaction callbacks below keep them pending until the applying
+ *   transaction commits.  (What is lost: an ALTER ROLE/DATABASE value
+ *   comes back as a session value, so RESET then goes to the default.)
  */
 static const char *const setting_names[] = {
 	"isograph.assume_sequential_keys",
@@ -62,6 +66,60 @@ static const char *const setting_names[] = {
 /* placeholder values _PG_init could not apply, by setting_names index */
 static char *pending_values[NSETTINGS];
 static bool settings_pending = false;
+
+/*
+ * The transaction nesting level whose commit makes the applied values
+ * stick (0: none applied and uncommitted).  Moves to the parent when a
+ * subtransaction commits.
+ */
+static int	applied_level = 0;
+
+static void
+forget_pending(void)
+{
+	int			i;
+
+	for (i = 0; i < NSETTINGS; i++)
+	{
+		if (pending_values[i])
+			pfree(pending_values[i]);
+		pending_values[i] = NULL;
+	}
+}
+
+static void
+settings_xact_callback(XactEvent event, void *arg)
+{
+	if (applied_level == 0)
+		return;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE)
+	{
+		forget_pending();
+		applied_level = 0;
+	}
+	else if (event == XACT_EVENT_ABORT)
+	{
+		settings_pending = true;	/* rolled back: apply them again */
+		applied_level = 0;
+	}
+}
+
+static void
+settings_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (applied_level == 0 || applied_level < level)
+		return;
+	if (event == SUBXACT_EVENT_COMMIT_SUB && applied_level == level)
+		applied_level = level - 1;
+	else if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		settings_pending = true;
+		applied_level = 0;
+	}
+}
 
 static void
 remember_placeholders(void)
@@ -80,6 +138,11 @@ remember_placeholders(void)
 			settings_pending = true;
 		}
 	}
+	if (settings_pending)
+	{
+		RegisterXactCallback(settings_xact_callback, NULL);
+		RegisterSubXactCallback(settings_subxact_callback, NULL);
+	}
 }
 
 /* Apply the settings _PG_init could not; see the comment above. */
@@ -96,19 +159,23 @@ iso_settings_ready(void)
 				 errmsg("isograph's settings cannot be applied during a parallel operation"),
 				 errdetail("The isograph library was first loaded in this session during a parallel query, when settings such as isograph.max_memory cannot take effect."),
 				 errhint("Mark functions that call isograph functions PARALLEL UNSAFE, or load the library first (LOAD 'isograph', or session_preload_libraries).")));
-	settings_pending = false;
 	for (i = 0; i < NSETTINGS; i++)
 	{
-		char	   *v = pending_values[i];
+		char	   *now;
 
-		if (v == NULL)
+		if (pending_values[i] == NULL)
 			continue;
-		pending_values[i] = NULL;
+		/* a value SET since then (it differs from the default) wins */
+		now = pstrdup(GetConfigOption(setting_names[i], false, false));
 		/* an invalid value warns, as at any load; the default stays */
-		(void) set_config_option(setting_names[i], v, PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SET, true, WARNING, false);
-		pfree(v);
+		if (strcmp(now, GetConfigOptionResetString(setting_names[i])) == 0)
+			(void) set_config_option(setting_names[i], pending_values[i],
+									 PGC_USERSET, PGC_S_SESSION,
+									 GUC_ACTION_SET, true, WARNING, false);
+		pfree(now);
 	}
+	settings_pending = false;
+	applied_level = GetCurrentTransactionNestLevel();
 }
 
 void

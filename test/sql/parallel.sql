@@ -99,8 +99,21 @@ SET isograph.max_witnesses = 1;
 SET force_parallel_mode = on;
 SELECT regress_witnesses(:h) FROM (SELECT count(*) FROM regress_runs) s;
 RESET force_parallel_mode;
+-- applied in a transaction that rolls back: applied again by the next call
+BEGIN;
+SELECT regress_witnesses(:h) AS witnesses;
+ROLLBACK;
 SELECT regress_witnesses(:h) AS witnesses;
 SHOW isograph.max_witnesses;
+-- a value SET after the library was loaded wins over the pending one
+\c
+SET client_min_messages = warning;
+SET isograph.max_witnesses = 1;
+SET force_parallel_mode = on;
+SELECT regress_witnesses(:h) FROM (SELECT count(*) FROM regress_runs) s;
+RESET force_parallel_mode;
+SET isograph.max_witnesses = 2;
+SELECT regress_witnesses(:h) AS witnesses;
 
 SELECT iso_delete_history(:h);
 SELECT iso_delete_history(:big);
