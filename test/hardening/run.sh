@@ -6,7 +6,7 @@
 # fresh database isograph_hardening (CREATE EXTENSION isograph), dropped at
 # the end.  Ends with "N passed, N failed" (TAP checks; "# TODO" lines are
 # known bugs, listed but not counted as failures; "# SKIP" lines are timing
-# cases the machine's load made moot).  About 60 s on 2 shared cores.
+# cases the machine's load made moot).  About 75 s on 2 shared cores.
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
