@@ -150,6 +150,13 @@ COMMENT ON FUNCTION @extschema@.iso_delete_history(bigint) IS
 
 ------------------------------------------------------------------------------
 -- Dependency graph
+--
+-- The graph and check functions below are VOLATILE and PARALLEL UNSAFE:
+-- each reads the history under a snapshot of its own that sees what the
+-- calling statement loaded before it (src/snapshot.c), and they read
+-- isograph.* settings, which PostgreSQL cannot apply when the library is
+-- first loaded during a parallel query (src/isograph.c).  iso_parse_jepsen
+-- reads neither and stays PARALLEL SAFE.
 ------------------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.iso_build_graph(history_id bigint,
@@ -157,7 +164,7 @@ CREATE FUNCTION @extschema@.iso_build_graph(history_id bigint,
 	OUT key text, OUT from_event integer, OUT to_event integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_build_graph'
-LANGUAGE C STRICT STABLE PARALLEL SAFE
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_build_graph(bigint) IS
 'the dependency graph of a history: one row per (from_txn, to_txn, type) edge';
@@ -177,7 +184,7 @@ CREATE FUNCTION @extschema@.iso_graph_stats(history_id bigint,
 	OUT anomalies bigint, OUT unknown_order_keys bigint, OUT version_order text)
 RETURNS record
 AS 'MODULE_PATHNAME', 'iso_graph_stats'
-LANGUAGE C STRICT STABLE PARALLEL SAFE
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_graph_stats(bigint) IS
 'size and shape of a history''s dependency graph';
@@ -187,7 +194,7 @@ CREATE FUNCTION @extschema@.iso_anomalies(history_id bigint,
 	OUT key text, OUT explanation text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_anomalies'
-LANGUAGE C STRICT STABLE PARALLEL SAFE
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_anomalies(bigint) IS
 'non-cycle anomalies found while building the graph (G1a, G1b, internal, garbage reads, ...)';
@@ -203,7 +210,7 @@ CREATE FUNCTION @extschema@.iso_check(level text, history_id bigint DEFAULT NULL
 	OUT txns bigint[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_check'
-LANGUAGE C STABLE PARALLEL SAFE
+LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_check(text, bigint, integer) IS
 'violations of an isolation level in one history (or in every history when history_id is null)';
@@ -213,7 +220,7 @@ CREATE FUNCTION @extschema@.iso_levels(history_id bigint,
 	OUT note text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_levels'
-LANGUAGE C STRICT STABLE PARALLEL SAFE
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_levels(bigint) IS
 'which isolation levels a history satisfies, weakest first';
@@ -221,7 +228,7 @@ COMMENT ON FUNCTION @extschema@.iso_levels(bigint) IS
 CREATE FUNCTION @extschema@.iso_dot(history_id bigint, txns bigint[])
 RETURNS text
 AS 'MODULE_PATHNAME', 'iso_dot'
-LANGUAGE C STRICT STABLE PARALLEL SAFE
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_dot(bigint, bigint[]) IS
 'Graphviz DOT of the given transactions of a history and the dependency edges between them';
@@ -232,7 +239,7 @@ CREATE FUNCTION @extschema@.iso_check_edges(level text, history_id bigint,
 	OUT cycle bigint[], OUT edge_types text[], OUT keys text[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_check_edges'
-LANGUAGE C STABLE PARALLEL SAFE
+LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_check_edges(text, bigint, integer) IS
 'the cycle checks of a level over the edges stored in iso_edge (materialized or imported)';
@@ -314,7 +321,7 @@ CREATE FUNCTION @extschema@.iso_levels_jepsen(edn text, workload text DEFAULT NU
 	OUT note text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_levels_jepsen'
-LANGUAGE C STABLE PARALLEL SAFE
+LANGUAGE C STABLE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_levels_jepsen(text, text) IS
 'iso_levels of an EDN history checked in memory, without storing it';

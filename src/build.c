@@ -45,8 +45,12 @@ iso_backend_tick(void)
 void
 iso_check_memory(MemoryContext cxt)
 {
-	Size		used = MemoryContextMemAllocated(cxt, true);
-	Size		limit = (Size) iso_max_memory_mb * 1024 * 1024;
+	Size		used;
+	Size		limit;
+
+	iso_settings_ready();
+	used = MemoryContextMemAllocated(cxt, true);
+	limit = (Size) iso_max_memory_mb * 1024 * 1024;
 
 	if (used > limit)
 		ereport(ERROR,
@@ -61,6 +65,7 @@ iso_check_memory(MemoryContext cxt)
 static void
 build_begin(IsoBuild *build)
 {
+	iso_settings_ready();
 	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
 									   ALLOCSET_DEFAULT_SIZES);
 	limited_cxt = build->cxt;
@@ -96,16 +101,22 @@ build_infer(IsoBuild *build)
 	iso_check_memory(build->cxt);
 }
 
-void
-iso_build_open(IsoBuild *build, int64 history_id)
+/*
+ * Build the graph of a stored history.  Returns false, building nothing,
+ * when the caller cannot see the history.  Every read runs under one
+ * snapshot that sees this transaction's earlier writes (snapshot.c).
+ */
+bool
+iso_build_try_open(IsoBuild *build, int64 history_id)
 {
 	memset(build, 0, sizeof(*build));
 	build->history_id = history_id;
+	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, &build->name, &build->workload))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("history %lld does not exist", (long long) history_id),
-				 errhint("See SELECT history_id, name FROM iso_history.")));
+	{
+		iso_snapshot_pop();
+		return false;
+	}
 
 	build_begin(build);
 	if (!iso_use_image ||
@@ -114,7 +125,19 @@ iso_build_open(IsoBuild *build, int64 history_id)
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,
 											  &build->log, build->cxt);
+	iso_snapshot_pop();
 	build_infer(build);
+	return true;
+}
+
+void
+iso_build_open(IsoBuild *build, int64 history_id)
+{
+	if (!iso_build_try_open(build, history_id))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
 }
 
 /*
@@ -144,7 +167,7 @@ iso_vertex_txn_id(const IsoBuild *build, uint32 vertex)
 	return build->history.txns[build->inf.vertex_txn[vertex]].txn_id;
 }
 
-/* Every history the current user can see, in id order. */
+/* Every history the current user can see (now: snapshot.c), in id order. */
 List *
 iso_all_history_ids(void)
 {
@@ -152,6 +175,7 @@ iso_all_history_ids(void)
 	List	   *ids = NIL;
 	uint64		i;
 
+	iso_snapshot_push_latest();
 	SPI_connect();
 	SPI_execute(psprintf("SELECT history_id FROM %s ORDER BY history_id",
 						 iso_qualified_table_name(ISO_TABLE_HISTORY)), true, 0);
@@ -168,5 +192,6 @@ iso_all_history_ids(void)
 		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
+	iso_snapshot_pop();
 	return ids;
 }

@@ -43,6 +43,7 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 						   MemoryContext build_cxt);
 
 /* build.c */
+extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected);
 extern void iso_build_close(IsoBuild *build);

@@ -237,10 +237,12 @@ iso_check(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	IsoLevel	level;
-	uint32		max_witnesses = (uint32) iso_max_witnesses;
+	uint32		max_witnesses;
 	List	   *ids;
 	ListCell   *lc;
 
+	iso_settings_ready();
+	max_witnesses = (uint32) iso_max_witnesses;
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -274,9 +276,13 @@ iso_check(PG_FUNCTION_ARGS)
 		int64		id = *(int64 *) lfirst(lc);
 
 		/* checking every history: skip one deleted since the list was made */
-		if (PG_ARGISNULL(1) && !iso_history_lookup(id, NULL, NULL))
-			continue;
-		iso_build_open(&build, id);
+		if (PG_ARGISNULL(1))
+		{
+			if (!iso_build_try_open(&build, id))
+				continue;
+		}
+		else
+			iso_build_open(&build, id);
 		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
 		iso_build_close(&build);
 	}

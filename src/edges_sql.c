@@ -134,15 +134,17 @@ read_edges(int64 history_id, IsoGraph *graph, int64 **txn_ids, IsoStrTab *keys)
 
 /*
  * iso_check_edges(level text, history_id bigint, max_witnesses integer DEFAULT NULL)
+ *
+ * Not STRICT, so that a NULL max_witnesses means the setting; a NULL level
+ * or history is an error (iso_check(level) is the call for every history).
  */
 Datum
 iso_check_edges(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	int64		history_id = PG_GETARG_INT64(1);
-	uint32		max_witnesses = PG_ARGISNULL(2) ? (uint32) iso_max_witnesses :
-		(uint32) Max(PG_GETARG_INT32(2), 1);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *name;
+	int64		history_id;
+	uint32		max_witnesses;
 	IsoLevel	level;
 	IsoGraph	graph;
 	IsoCycleList cycles;
@@ -150,17 +152,34 @@ iso_check_edges(PG_FUNCTION_ARGS)
 	IsoStrTab	keys;
 	uint32		i;
 
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("isolation level must not be null")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history_id must not be null"),
+				 errhint("iso_check_edges checks one history's stored edges; iso_check(level) checks every history.")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	history_id = PG_GETARG_INT64(1);
+	iso_settings_ready();
+	max_witnesses = PG_ARGISNULL(2) ? (uint32) iso_max_witnesses :
+		(uint32) Max(PG_GETARG_INT32(2), 1);
 	if (!iso_level_parse(name, &level))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown isolation level \"%s\"", name),
 				 errhint("See iso_check for the valid levels.")));
 	InitMaterializedSRF(fcinfo, 0);
+	/* the history row and its edges under one snapshot (snapshot.c) */
+	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, NULL, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id)));
 	read_edges(history_id, &graph, &txn_ids, &keys);
+	iso_snapshot_pop();
 
 	memset(&cycles, 0, sizeof(cycles));
 	iso_find_cycles(&graph, level, max_witnesses, &cycles);

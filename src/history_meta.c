@@ -77,8 +77,11 @@ iso_history_finish_load(int64 history_id, const char *workload, int64 skipped)
 }
 
 /*
- * Look up a history the current user can see.  Returns false if there is
- * none; *name is palloc'd in the caller's context.
+ * Look up a history the current user can see, with the active snapshot:
+ * the caller pushes the one it reads the history's rows with
+ * (iso_snapshot_push_latest), so that the history row and its events are
+ * seen alike.  Returns false if there is none; *name is palloc'd in the
+ * caller's context.
  */
 bool
 iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
@@ -94,8 +97,7 @@ iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
 	SPI_connect();
 	sql = psprintf("SELECT name, workload FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
 				   iso_qualified_table_name(ISO_TABLE_HISTORY));
-	/* not read-only: see histories loaded earlier in the same statement */
-	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, false, 1);
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
 	found = SPI_processed == 1;

@@ -3,7 +3,8 @@
  *	  Reading a stored history (iso_event, iso_version) into an IsoHistory.
  *
  * One batched SPI cursor per table, in (txn_id, pos) order, so row-level
- * security applies and the check sees one snapshot.  Rows loaded by COPY
+ * security applies; the queries are read-only and run under the snapshot
+ * the caller pushed (snapshot.c), so a check sees one snapshot.  Rows loaded by COPY
  * are validated here with the same rules the EDN loader applies.
  */
 #include "postgres.h"

@@ -345,11 +345,9 @@ void
 iso_read_current_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 						 MemoryContext cxt)
 {
-	CommandCounterIncrement();
-	PushCopiedSnapshot(GetTransactionSnapshot());
-	UpdateActiveSnapshotCommandId();
+	iso_snapshot_push_latest();
 	iso_read_history(history_id, workload, h, cxt);
-	PopActiveSnapshot();
+	iso_snapshot_pop();
 }
 
 /*
@@ -369,11 +367,13 @@ iso_save_image(PG_FUNCTION_ARGS)
 	int64		events_rev;
 	int			s;
 
+	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, &name, &workload))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id),
 				 errhint("See SELECT history_id, name FROM iso_history.")));
+	iso_snapshot_pop();
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),

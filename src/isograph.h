@@ -20,6 +20,7 @@ extern bool iso_assume_linearizable_keys;
 extern int	iso_max_witnesses;
 extern int	iso_max_memory_mb;
 extern bool iso_use_image;
+extern void iso_settings_ready(void);
 
 /* The extension's own tables (catalog.c). */
 typedef enum IsoTable
@@ -88,6 +89,10 @@ extern void iso_history_lock(int64 history_id, bool exclusive);
 extern int64 iso_history_lock_rev(int64 history_id);
 
 extern text *iso_slice_to_text(IsoSlice slice);
+
+/* The snapshot checks read with (snapshot.c). */
+extern void iso_snapshot_push_latest(void);
+extern void iso_snapshot_pop(void);
 
 /* An EDN history parsed into memory only (load.c). */
 typedef struct EdnHistory EdnHistory;

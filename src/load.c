@@ -631,10 +631,12 @@ iso_load_versions(PG_FUNCTION_ARGS)
 	IsoParseError err;
 	int64		skipped;
 
+	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, NULL, &workload))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id)));
+	iso_snapshot_pop();
 	if (workload != ISO_WORKLOAD_RW_REGISTER)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),

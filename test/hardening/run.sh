@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# test/hardening/run.sh: the cancellation, memory-limit and concurrency
-# tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
+# test/hardening/run.sh: the cancellation, memory-limit, concurrency and
+# SQL-shape (NULL arguments, load and check in one statement, parallel
+# queries) tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
 # extension must be installed on the server: make install).  They run in a
 # fresh database isograph_hardening (CREATE EXTENSION isograph), dropped at
 # the end.  Ends with "N passed, N failed" (TAP checks; "# TODO" lines are
 # known bugs, listed but not counted as failures; "# SKIP" lines are timing
-# cases the machine's load made moot).  About 60 s on 2 shared cores.
+# cases the machine's load made moot).  About 75 s on 2 shared cores.
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
-#   test/hardening/run.sh cancel memory   some of them
+#   test/hardening/run.sh cancel memory   some of them (also: concurrency sql_shapes)
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 export HARDENING_WORK
@@ -26,7 +27,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS isograph_hardening WITH (FORC
 	{ echo "cannot create database isograph_hardening with the extension"; echo "0 passed, 1 failed"; exit 1; }
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(cancel memory concurrency)
+[ ${#tests[@]} -gt 0 ] || tests=(cancel memory concurrency sql_shapes)
 passed=0 failed=0 todo=0 broken=()
 start=$(date +%s)
 for t in "${tests[@]}"; do

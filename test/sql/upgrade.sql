@@ -148,7 +148,8 @@ SELECT line FROM facts WHERE side = 'fresh'
 EXCEPT
 SELECT line FROM facts WHERE side = 'v010'
 ORDER BY 1;
--- ... and what it removed or changed from 0.1.0: the key index on iso_event
+-- ... and what it removed or changed from 0.1.0: the key index on iso_event;
+-- 0.3.0 made the graph and check functions VOLATILE PARALLEL UNSAFE
 SELECT line FROM facts WHERE side = 'v010' AND line NOT LIKE 'extension %'
 EXCEPT
 SELECT line FROM facts WHERE side = 'fresh'
