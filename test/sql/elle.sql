@@ -61,7 +61,7 @@ INSERT INTO elle_name VALUES
 	('incompatible-order',          'incompatible-order',     false, NULL),
 	('duplicate-elements',          'duplicate-elements',     false, NULL),
 	('cyclic-versions',             'cyclic-versions',        false, NULL),
-	('future-read',                 NULL,                     false, 'a read that shows the transaction''s own later append; isograph has no such check'),
+	('future-read',                 'future-read',            false, NULL),
 	('empty-transaction-graph',     NULL,                     true,  'Elle-only: makes :valid? :unknown when no transaction has an edge; isograph just checks the empty graph'),
 	('garbage-read',                'garbage-read',           false, 'isograph-only name: Elle''s tests have no such anomaly');
 
@@ -809,12 +809,6 @@ INSERT INTO elle_reason VALUES
 	 'the second record has :process nil: Elle''s test calls its graph analyzer directly; isograph skips records whose :process is not an integer (as Elle''s checker does, through h/client-ops), so no duplicate append remains'),
 	('la internal-cases FaunaDB example',
 	 '[nil-read] the read [:r 0 nil] after the transaction''s own append of 6 is ignored; read as [] it is internal'),
-	('la internal-cases future read external',
-	 'future-read: a read that shows the transaction''s own later append; isograph has no such check (minimal: {:type :ok, :value [[:r :x [1]] [:append :x 1]]})'),
-	('la internal-cases future read internal',
-	 'future-read: a read that shows the transaction''s own later append; isograph has no such check (minimal: {:type :ok, :value [[:r :x [1]] [:append :x 1]]})'),
-	('la future-read {:consistency-models [:read-committed]}',
-	 'future-read: a read that shows the transaction''s own later append; isograph has no such check (minimal: {:type :ok, :value [[:r :x [1]] [:append :x 1]]})'),
 	('la checker G1b {:consistency-models [:strict-serializable]}',
 	 '[cycle-names] isograph names the one-key cycle T2 -rw-> T1 -wr-> T2 lost-update; Elle: G-single-item'),
 	('la checker G1b {:anomalies [:G2]}',
