@@ -7,7 +7,8 @@
  * must never be reported as violating it (isograph has no false positives).
  *	  - serial: transactions run one at a time in a random order; with
  *		aborted (fail) transactions, info transactions whose effects were
- *		applied or not, nil reads of empty keys in committed transactions,
+ *		applied or not (some never complete), values numbered per key as
+ *		Jepsen does or globally, nil reads of empty keys in committed ones,
  *		reads after the transaction's own writes, repeated reads; real time
  *		and processes consistent with the serial order.  Every level holds.
  *	  - snapshot isolation: a multi-version store, snapshot reads at the
@@ -54,7 +55,7 @@
 #include "history_util.h"
 #include "tap.h"
 
-#define MAX_TXNS	12
+#define MAX_TXNS	16
 #define MAX_OPS		4
 #define MAX_KEYS	3
 #define MAX_LIST	(MAX_TXNS * MAX_OPS + 1)	/* every append, + garbage */
@@ -103,6 +104,7 @@ typedef struct GTxn
 {
 	IsoStatus	status;
 	bool		applied;		/* its effects were installed */
+	bool		pending;		/* info: the invocation never completed */
 	int			process;
 	int64		invoke;
 	int64		complete;
@@ -116,6 +118,7 @@ typedef struct GHist
 	IsoWorkload wl;
 	int			n;
 	int			n_keys;
+	bool		per_key_values; /* values count per key (Jepsen), else globally */
 	GTxn		t[MAX_TXNS];
 	/* registers: installed versions of each key, oldest first */
 	int			n_ver[MAX_KEYS];
@@ -196,7 +199,7 @@ gen_ops(GHist *g, GTxn *t, GState *view, int *next_value)
 		else
 		{
 			op->kind = g->wl == ISO_WORKLOAD_LIST_APPEND ? ISO_OP_APPEND : ISO_OP_WRITE;
-			op->value = (*next_value)++;
+			op->value = next_value[g->per_key_values ? op->key : 0]++;
 			op->n = -1;
 			state_write(view, g->wl, op->key, op->value);
 		}
@@ -290,6 +293,8 @@ static void
 times_around(GTxn *t, int64 lp_from, int64 lp_to, int spread)
 {
 	t->invoke = lp_from - 1 - rnd_int(spread);
+	/* some info ones never complete: Jepsen ends the test with them pending */
+	t->pending = t->status == ISO_STATUS_INFO && chance(25);
 	if (t->status == ISO_STATUS_INFO)
 		t->complete = t->invoke + 1 + rnd_int(2 * spread);
 	else
@@ -303,6 +308,7 @@ ghist_init(GHist *g, IsoWorkload wl, int n, int n_keys)
 	g->wl = wl;
 	g->n = n;
 	g->n_keys = n_keys;
+	g->per_key_values = chance(50);
 }
 
 /*
@@ -313,10 +319,12 @@ static void
 gen_serial(GHist *g, int info_percent)
 {
 	GState		s;
-	int			next_value = 1;
+	int			next_value[MAX_KEYS];
 	int			i;
 
 	state_init(&s);
+	for (i = 0; i < MAX_KEYS; i++)
+		next_value[i] = 1;
 	for (i = 0; i < g->n; i++)
 	{
 		GTxn	   *t = &g->t[i];
@@ -326,7 +334,7 @@ gen_serial(GHist *g, int info_percent)
 		t->status = random_status(15, info_percent);
 		t->applied = t->status == ISO_STATUS_OK ||
 			(t->status == ISO_STATUS_INFO && chance(50));
-		gen_ops(g, t, &view, &next_value);
+		gen_ops(g, t, &view, next_value);
 		if (t->applied)
 		{
 			s = view;
@@ -354,10 +362,12 @@ gen_si(GHist *g)
 	int64		vers_commit[MAX_TXNS];
 	GState	   *vers = iso_alloc(sizeof(GState) * MAX_TXNS);
 	int			writes[MAX_TXNS];	/* bit per key written, per version */
-	int			next_value = 1;
+	int			next_value[MAX_KEYS];
 	int			i,
 				j;
 
+	for (i = 0; i < MAX_KEYS; i++)
+		next_value[i] = 1;
 	for (i = 0; i < g->n; i++)
 	{
 		/* distinct times: i in the low bits */
@@ -397,7 +407,7 @@ gen_si(GHist *g)
 		t->status = random_status(10, 20);
 		wants = t->status == ISO_STATUS_OK ||
 			(t->status == ISO_STATUS_INFO && chance(50));
-		gen_ops(g, t, &view, &next_value);
+		gen_ops(g, t, &view, next_value);
 		for (o = 0; o < t->n_ops; o++)
 			if (t->ops[o].kind != ISO_OP_READ)
 				mine |= 1 << t->ops[o].key;
@@ -451,7 +461,10 @@ cmp_event(const void *a, const void *b)
 	return (int) x->completion - (int) y->completion;
 }
 
-/* The records in time order; txn_id = index of the completion record. */
+/*
+ * The records in time order; txn_id = index of the completion record, or
+ * of the invocation of a pending transaction (as the EDN reader numbers).
+ */
 static int
 number_events(GHist *g, GEvent *ev)
 {
@@ -463,13 +476,16 @@ number_events(GHist *g, GEvent *ev)
 		ev[n].time = g->t[i].invoke;
 		ev[n].txn = i;
 		ev[n++].completion = false;
+		if (g->t[i].pending)
+			continue;
 		ev[n].time = g->t[i].complete;
 		ev[n].txn = i;
 		ev[n++].completion = true;
 	}
 	qsort(ev, n, sizeof(GEvent), cmp_event);
+	/* (a pending invocation's id is its own index) */
 	for (i = 0; i < n; i++)
-		if (ev[i].completion)
+		if (ev[i].completion || g->t[ev[i].txn].pending)
 			g->t[ev[i].txn].txn_id = i;
 	return n;
 }
@@ -631,7 +647,7 @@ to_history(const GHist *g, IsoHistory *h)
 		const GTxn *t = &g->t[order[i]];
 
 		iso_history_add_txn(h, t->txn_id, t->status, true, t->process,
-							t->invoke, t->complete);
+							t->invoke, t->pending ? ISO_NO_TIME : t->complete);
 		for (o = 0; o < t->n_ops; o++)
 		{
 			const GOp  *op = &t->ops[o];
@@ -1412,16 +1428,17 @@ static const char *const gap_names[GAP_COUNT] = {
 	"future read", "one transaction's appends out of order", "other"
 };
 
-/* Who appended value (txn index, op index), or false. */
+/* Who appended value to key (txn index, op index), or false. */
 static bool
-find_append(const GHist *g, int value, int *txn, int *op)
+find_append(const GHist *g, int key, int value, int *txn, int *op)
 {
 	int			i,
 				o;
 
 	for (i = 0; i < g->n; i++)
 		for (o = 0; o < g->t[i].n_ops; o++)
-			if (g->t[i].ops[o].kind == ISO_OP_APPEND && g->t[i].ops[o].value == value)
+			if (g->t[i].ops[o].kind == ISO_OP_APPEND && g->t[i].ops[o].key == key &&
+				g->t[i].ops[o].value == value)
 			{
 				*txn = i;
 				*op = o;
@@ -1451,7 +1468,7 @@ gap_shape(const GHist *g)
 				int			t,
 							a;
 
-				if (!find_append(g, op->elems[j], &t, &a))
+				if (!find_append(g, op->key, op->elems[j], &t, &a))
 					continue;
 				if (t == i && a > o)
 					return GAP_FUTURE_READ;
@@ -1460,7 +1477,7 @@ gap_shape(const GHist *g)
 					int			t2,
 								a2;
 
-					if (find_append(g, op->elems[x], &t2, &a2) && t2 == t && a2 > a)
+					if (find_append(g, op->key, op->elems[x], &t2, &a2) && t2 == t && a2 > a)
 						own_order = true;
 				}
 			}
