@@ -19,7 +19,6 @@
  * Witnesses, one search per cycle kind the level forbids:
  *	- G0: shortest cycle (best of up to 8 BFS starts) in each ww-SCC;
  *	- G1c: wr edge u->v plus a shortest D path v~>u, inside a D-SCC;
- *	- lost-update: rw edge a->b plus a D path b~>a on the rw edge's key;
  *	- G-single: rw a->b plus D path b~>a (the PSI search above);
  *	- G-nonadjacent: in an SCC of the 2-layer graph with two "reached by
  *	  rw" states x, y: closed walk x~>y~>x (a closed walk, maybe not simple);
@@ -80,7 +79,6 @@ typedef struct BfsSpec
 	bool		layered;		/* states of the 2-layer graph */
 	const uint32 *scomp;		/* stay inside scomp[state] == c (or NULL) */
 	uint32		c;
-	uint32		key;			/* ww/wr/rw edges must have it (ISO_NO_KEY: any) */
 	uint32		avoid;			/* state never entered, NONE32 for none */
 	uint64		max_len;		/* longest path accepted */
 	BfsTarget	mode;
@@ -131,6 +129,9 @@ typedef struct Ctx
 	/* SCCs computed so far: the caller's cache, or our own (freed at the end) */
 	IsoSccCache *cache;
 	IsoSccCache own_cache;
+
+	uint32	   *vpos;			/* per vertex: position in a walk, or NONE32
+								 * (make_simple; allocated on first use) */
 
 	uint64	   *rwin_start;		/* rw edges by target: V + 1 */
 	uint64	   *rwin;
@@ -198,9 +199,6 @@ iso_classify_cycle(const IsoGraph *graph, const uint64 *edges, uint32 length,
 	uint32		n_rw = 0;
 	bool		all_ww = true;
 	bool		adjacent = false;
-	bool		same_key = true;
-	bool		have_key = false;
-	uint32		key = 0;
 	bool		so = false,
 				rt = false;
 
@@ -227,13 +225,6 @@ iso_classify_cycle(const IsoGraph *graph, const uint64 *edges, uint32 length,
 			default:
 				break;
 		}
-		if (!have_key)
-		{
-			key = e->key;
-			have_key = true;
-		}
-		else if (e->key != key)
-			same_key = false;
 	}
 	if (uses_so)
 		*uses_so = so;
@@ -242,8 +233,7 @@ iso_classify_cycle(const IsoGraph *graph, const uint64 *edges, uint32 length,
 	if (n_rw == 0)
 		return all_ww ? ISO_CYCLE_G0 : ISO_CYCLE_G1C;
 	if (n_rw == 1)
-		/* so/rt edges carry no key: such a cycle is not on one key */
-		return (same_key && !so && !rt) ? ISO_CYCLE_LOST_UPDATE : ISO_CYCLE_G_SINGLE;
+		return ISO_CYCLE_G_SINGLE;
 	return adjacent ? ISO_CYCLE_G2_ITEM : ISO_CYCLE_G_NONADJACENT;
 }
 
@@ -285,6 +275,82 @@ kind_of(const Ctx *ctx, const uint64 *path, uint32 len)
 	return iso_classify_cycle(ctx->g, path, len, NULL, NULL);
 }
 
+/* Is the closed walk's kind one the level forbids? */
+static bool
+forbidden(const Ctx *ctx, const uint64 *walk, uint32 len)
+{
+	return (ctx->li->forbidden_kinds & KBIT(kind_of(ctx, walk, len))) != 0;
+}
+
+/*
+ * Turn a closed walk into a simple cycle, in place; returns its length.
+ * The 2-layer searches (si, G-nonadjacent, the fallback) find closed walks
+ * that may pass a transaction twice, once per layer, and a witness must be
+ * a simple cycle.  Cut the walk at a repeated vertex into two closed walks
+ * and keep one the level still forbids.  One always is: only the two edge
+ * pairs at the cut change neighbours, and since neither pair was two rw
+ * edges in the walk, at most one piece can gain adjacent rw edges there
+ * (if piece A's new pair (e2, f1) is rw-rw, then e1 and f2 are not rw, so
+ * B's new pair is not).  Each cut shortens the walk; stop when none repeats.
+ */
+static uint32
+make_simple(Ctx *ctx, uint64 *walk, uint32 len)
+{
+	uint32		nv = ctx->g->n_vertices;
+	bool		cut = true;
+	uint32		i;
+
+	if (ctx->vpos == NULL)
+	{
+		ctx->vpos = (uint32 *) iso_alloc((Size) Max(nv, 1) * sizeof(uint32));
+		memset(ctx->vpos, 0xFF, (Size) Max(nv, 1) * sizeof(uint32));
+	}
+	while (cut)
+	{
+		uint32		j = 0;
+		uint32		end = 0;
+
+		cut = false;
+		for (i = 0; i < len; i++)
+		{
+			uint32		v = vertex_of(ctx, walk[i]);
+
+			if (ctx->vpos[v] != NONE32)
+			{
+				j = ctx->vpos[v];
+				end = i;
+				cut = true;
+				break;
+			}
+			ctx->vpos[v] = i;
+		}
+		for (i = 0; i < (cut ? end : len); i++)
+			ctx->vpos[vertex_of(ctx, walk[i])] = NONE32;
+		if (!cut)
+			break;
+		/* piece A: walk[j..end), the loop from v back to v */
+		if (forbidden(ctx, walk + j, end - j))
+		{
+			memmove(walk, walk + j, (Size) (end - j) * sizeof(uint64));
+			len = end - j;
+		}
+		else
+		{
+			/* piece B: walk[end..len) then walk[0..j), in cycle order */
+			uint64	   *piece = (uint64 *) iso_alloc((Size) len * sizeof(uint64));
+			uint32		n = len - end;
+
+			memcpy(piece, walk + end, (Size) n * sizeof(uint64));
+			memcpy(piece + n, walk, (Size) j * sizeof(uint64));
+			len = n + j;
+			memcpy(walk, piece, (Size) len * sizeof(uint64));
+			iso_free(piece);
+		}
+		tick(ctx);
+	}
+	return len;
+}
+
 /* Append a witness (copied) if it is useful; returns whether it was kept. */
 static bool
 emit(Ctx *ctx, const uint64 *path, uint32 len)
@@ -295,13 +361,20 @@ emit(Ctx *ctx, const uint64 *path, uint32 len)
 				rt;
 	IsoCycleKind kind;
 	uint32		lc;
+	uint64	   *walk;
 
 	if (len == 0)
 		return false;
-	kind = iso_classify_cycle(ctx->g, path, len, &so, &rt);
-	lc = ctx->level->comp[vertex_of(ctx, path[0])];
+	walk = (uint64 *) iso_alloc((Size) len * sizeof(uint64));
+	memcpy(walk, path, (Size) len * sizeof(uint64));
+	len = make_simple(ctx, walk, len);
+	kind = iso_classify_cycle(ctx->g, walk, len, &so, &rt);
+	lc = ctx->level->comp[vertex_of(ctx, walk[0])];
 	if (!useful(ctx, kind, lc))
+	{
+		iso_free(walk);
 		return false;
+	}
 
 	if (out->n >= out->cap || out->cycles == NULL)
 	{
@@ -320,8 +393,7 @@ emit(Ctx *ctx, const uint64 *path, uint32 len)
 	cy->uses_rt = rt;
 	cy->component = lc;
 	cy->length = len;
-	cy->edges = (uint64 *) iso_alloc((Size) len * sizeof(uint64));
-	memcpy(cy->edges, path, (Size) len * sizeof(uint64));
+	cy->edges = walk;
 
 	ctx->count[kind]++;
 	ctx->covered[lc] |= (uint8) KBIT(kind);
@@ -485,9 +557,6 @@ bfs(Ctx *ctx, const BfsSpec *sp, uint32 src, uint64 *out)
 				continue;
 			if (!iso_edge_step(e, u, sp->layered, &t))
 				continue;
-			if (sp->key != ISO_NO_KEY && e->type <= ISO_EDGE_RW &&
-				e->key != sp->key)
-				continue;
 			if (sp->scomp != NULL && sp->scomp[t] != sp->c)
 				continue;
 			if (t == sp->avoid)
@@ -539,7 +608,6 @@ spec_init(BfsSpec *sp, uint32 mask, bool layered, const uint32 *scomp, uint32 c)
 	sp->layered = layered;
 	sp->scomp = scomp;
 	sp->c = c;
-	sp->key = ISO_NO_KEY;
 	sp->avoid = NONE32;
 	sp->max_len = PG_UINT32_MAX;
 	sp->mode = TGT_STATE;
@@ -730,47 +798,10 @@ search_psi(Ctx *ctx, uint32 dmask, bool exhaustive)
 		if (sccs_size(da, c) < 2)
 			continue;
 		lc = ctx->level->comp[da->mem[da->start[c]]];
-		if (!useful(ctx, ISO_CYCLE_LOST_UPDATE, lc) &&
-			!useful(ctx, ISO_CYCLE_G_SINGLE, lc))
+		if (!useful(ctx, ISO_CYCLE_G_SINGLE, lc))
 		{
 			if (!exhaustive || found_any)
 				continue;
-		}
-
-		/* lost-update: rw a->b plus a D path b ~> a on the same key */
-		if (useful(ctx, ISO_CYCLE_LOST_UPDATE, lc))
-		{
-			attempts = 0;
-			w0 = ctx->work;
-			spec_init(&sp, dmask, false, da->comp, c);
-			for (i = da->start[c]; i < da->start[c + 1] && attempts < MAX_ATTEMPTS &&
-				 best != 2 && !OVER_BUDGET(ctx, w0); i++)
-			{
-				uint32		a = da->mem[i];
-				uint64		pos;
-
-				for (pos = g->out_start[a]; pos < g->out_start[a + 1]; pos++)
-				{
-					const IsoEdge *e = &g->edges[pos];
-
-					tick(ctx);
-					if (e->type != ISO_EDGE_RW || da->comp[e->to] != c)
-						continue;
-					if (bound(best, 1) == 0)
-						break;
-					sp.key = e->key;
-					sp.dst = a;
-					best = close_through(ctx, &sp, pos, e->to, best);
-					attempts++;
-					if (attempts >= MAX_ATTEMPTS || best == 2 || OVER_BUDGET(ctx, w0))
-						break;
-				}
-			}
-			if (best > 0)
-			{
-				found = true;
-				emit(ctx, ctx->best, best);
-			}
 		}
 
 		/*
@@ -797,8 +828,7 @@ search_psi(Ctx *ctx, uint32 dmask, bool exhaustive)
 					continue;
 				same_dscc = true;
 				found = true;
-				if (!useful(ctx, ISO_CYCLE_LOST_UPDATE, lc) &&
-					!useful(ctx, ISO_CYCLE_G_SINGLE, lc))
+				if (!useful(ctx, ISO_CYCLE_G_SINGLE, lc))
 					break;
 				spec_init(&sp, dmask, false, d->comp, d->comp[a]);
 				sp.dst = a;
@@ -820,8 +850,7 @@ search_psi(Ctx *ctx, uint32 dmask, bool exhaustive)
 				if (attempts >= MAX_ATTEMPTS || (best > 0 && OVER_BUDGET(ctx, w0)))
 					break;
 			}
-			if (same_dscc && !useful(ctx, ISO_CYCLE_LOST_UPDATE, lc) &&
-				!useful(ctx, ISO_CYCLE_G_SINGLE, lc))
+			if (same_dscc && !useful(ctx, ISO_CYCLE_G_SINGLE, lc))
 				break;
 		}
 		if (best > 0)
@@ -846,8 +875,7 @@ search_psi(Ctx *ctx, uint32 dmask, bool exhaustive)
 				uint32		mk;
 				bool		any = false;
 				uint32		len;
-				bool		want = useful(ctx, ISO_CYCLE_LOST_UPDATE, lc) ||
-				useful(ctx, ISO_CYCLE_G_SINGLE, lc);
+				bool		want = useful(ctx, ISO_CYCLE_G_SINGLE, lc);
 				bool		need_verdict = exhaustive && !found_any && !found;
 
 				if (!((want && attempts < MAX_ATTEMPTS && !OVER_BUDGET(ctx, w0)) ||
@@ -1124,10 +1152,9 @@ run_pass(Ctx *ctx, uint32 dmask, bool psi_exhaustive, bool *psi_found)
 		search_sccs(ctx, B_WW | extra, ISO_CYCLE_G0);
 	if (li->forbidden_kinds & KBIT(ISO_CYCLE_G1C))
 		search_sccs(ctx, dmask, ISO_CYCLE_G1C);
-	if (li->forbidden_kinds & (KBIT(ISO_CYCLE_LOST_UPDATE) | KBIT(ISO_CYCLE_G_SINGLE)))
+	if (li->forbidden_kinds & KBIT(ISO_CYCLE_G_SINGLE))
 	{
-		bool		want = ctx->count[ISO_CYCLE_LOST_UPDATE] < ctx->max_per_kind ||
-		ctx->count[ISO_CYCLE_G_SINGLE] < ctx->max_per_kind;
+		bool		want = ctx->count[ISO_CYCLE_G_SINGLE] < ctx->max_per_kind;
 
 		if (want || psi_exhaustive)
 		{
@@ -1279,6 +1306,8 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 	iso_free(ctx.pstate);
 	iso_free(ctx.queue);
 	iso_free(ctx.mark);
+	if (ctx.vpos != NULL)
+		iso_free(ctx.vpos);
 	iso_free(ctx.best);
 	iso_free(ctx.tmp);
 	if (ctx.rwin_start != NULL)

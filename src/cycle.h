@@ -32,7 +32,6 @@ typedef enum IsoCycleKind
 {
 	ISO_CYCLE_G0 = 0,			/* ww only */
 	ISO_CYCLE_G1C,				/* ww and wr */
-	ISO_CYCLE_LOST_UPDATE,		/* exactly one rw, every edge on one key */
 	ISO_CYCLE_G_SINGLE,			/* exactly one rw */
 	ISO_CYCLE_G_NONADJACENT,	/* >= 2 rw, no two adjacent */
 	ISO_CYCLE_G2_ITEM,			/* two adjacent rw */

@@ -205,6 +205,14 @@ iso_explain_anomaly(const IsoBuild *build, const IsoAnomaly *a, StringInfo out)
 			appendStringInfoString(out, ", which is not a prefix of ");
 			iso_describe_op(build, a->op_b, out);
 			break;
+		case ISO_ANOM_FUTURE_READ:
+			iso_describe_op(build, a->op_a, out);
+			appendStringInfoString(out, ", which shows ");
+			append_text(out, &h->values, a->value);
+			appendStringInfoString(out, " before its own later micro-op wrote it (");
+			iso_describe_op(build, a->op_b, out);
+			appendStringInfoChar(out, ')');
+			break;
 		case ISO_ANOM_CYCLIC_VERSIONS:
 			appendStringInfoString(out, "the version order of key ");
 			append_text(out, &h->keys, a->key);

@@ -50,6 +50,7 @@ static const char *const anomaly_names[ISO_ANOM_KIND_COUNT] = {
 	[ISO_ANOM_DUPLICATE_ELEMENTS] = "duplicate-elements",
 	[ISO_ANOM_INCOMPATIBLE_ORDER] = "incompatible-order",
 	[ISO_ANOM_CYCLIC_VERSIONS] = "cyclic-versions",
+	[ISO_ANOM_FUTURE_READ] = "future-read",
 };
 
 const char *
@@ -74,6 +75,24 @@ static inline uint32
 op_vertex(const Builder *b, uint32 op)
 {
 	return b->out->txn_vertex[b->h->ops[op].txn];
+}
+
+/*
+ * The length of a list-append read, or -1 when it shows nothing.  Jepsen
+ * clients return nil for a list that does not exist yet, so a committed
+ * transaction's nil read is the empty list, the initial state (Elle reads
+ * it so); an info transaction's reads are copied from its invocation, so
+ * its nil means "unknown".
+ */
+static inline int32
+list_read_len(const IsoHistory *h, const IsoOp *op)
+{
+	if (op->list_len >= 0)
+		return op->list_len;
+	if (op->kind == ISO_OP_READ && op->value == ISO_NONE &&
+		h->txns[op->txn].status == ISO_STATUS_OK)
+		return 0;
+	return -1;
 }
 
 static void
@@ -425,23 +444,26 @@ list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
 {
 	const IsoHistory *h = b->h;
 	const uint32 *re = h->elems + r->list_first;
+	uint32		rlen = (uint32) list_read_len(h, r);
 	uint32		i;
 	uint32		base;
 
 	if (prev)
 	{
-		if ((uint32) r->list_len != (uint32) prev->list_len + n_app)
+		uint32		plen = (uint32) list_read_len(h, prev);
+
+		if (rlen != plen + n_app)
 			return false;
-		for (i = 0; i < (uint32) prev->list_len; i++)
+		for (i = 0; i < plen; i++)
 			if (re[i] != h->elems[prev->list_first + i])
 				return false;
-		base = (uint32) prev->list_len;
+		base = plen;
 	}
 	else
 	{
-		if ((uint32) r->list_len < n_app)
+		if (rlen < n_app)
 			return false;
-		base = (uint32) r->list_len - n_app;
+		base = rlen - n_app;
 	}
 	for (i = 0; i < n_app; i++)
 		if (re[base + i] != h->ops[app_ops[i]].value)
@@ -450,8 +472,60 @@ list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
 }
 
 /*
- * Check the ops of one txn on one key (ops[first..last) of key_ops, all of
- * the same txn).  app_buf has room for the group's appends.
+ * Future reads: a read that shows a value its own transaction writes only
+ * later (Elle's future-read, a trivial wr cycle T -> T, hence G1c-like).
+ * The group's writes are stamped with their op index first; then each read
+ * is scanned once.  Reported once per read.
+ */
+static void
+check_future_reads(Builder *b, const uint32 *ops, uint32 n)
+{
+	const IsoHistory *h = b->h;
+	uint32		stamp = ++b->epoch;
+	bool		any = false;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+
+		if (op->kind == ISO_OP_READ || i == 0)
+			continue;			/* a write nothing reads before */
+		b->value_stamp[op->value] = stamp;
+		b->value_pos[op->value] = ops[i];
+		any = true;
+	}
+	if (!any)
+		return;
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+		int32		len = list_read_len(h, op);
+		int32		j;
+
+		if (op->kind != ISO_OP_READ)
+			continue;
+		if (len < 0 && op->value != ISO_NONE &&
+			b->value_stamp[op->value] == stamp && b->value_pos[op->value] > ops[i])
+			add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, op->value, ops[i],
+						b->value_pos[op->value]);
+		for (j = 0; j < len; j++)
+		{
+			uint32		e = h->elems[op->list_first + j];
+
+			if (b->value_stamp[e] == stamp && b->value_pos[e] > ops[i])
+			{
+				add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, e, ops[i],
+							b->value_pos[e]);
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Check the ops of one committed txn on one key (ops[first..last) of
+ * key_ops, all of the same txn).  app_buf has room for the group's appends.
  */
 static void
 check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
@@ -474,8 +548,10 @@ check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
 			known = true;
 			known_value = op->value;
 		}
-		else if (op->list_len >= 0)
+		else if (h->workload == ISO_WORKLOAD_LIST_APPEND)
 		{
+			if (list_read_len(h, op) < 0)
+				continue;
 			if ((prev_read || n_app > 0) &&
 				!list_read_consistent(b, op, prev_read, app_buf, n_app))
 				add_anomaly(b, ISO_ANOM_INTERNAL, op->key, ISO_NONE, ops[i],
@@ -484,7 +560,7 @@ check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
 			prev_read = op;
 			n_app = 0;
 		}
-		else if (h->workload != ISO_WORKLOAD_LIST_APPEND)
+		else
 		{
 			if (known && op->value != known_value)
 				add_anomaly(b, ISO_ANOM_INTERNAL, op->key, op->value, ops[i], ISO_NONE);
@@ -515,7 +591,10 @@ check_internal(Builder *b)
 				j++;
 			/* info txns' reads are mostly unknown: check committed ones only */
 			if (b->h->txns[t].status == ISO_STATUS_OK && j - i > 1)
+			{
 				check_internal_group(b, b->key_ops + i, j - i, app_buf);
+				check_future_reads(b, b->key_ops + i, j - i);
+			}
 			i = j;
 		}
 		if ((k & 0xfff) == 0)
@@ -569,19 +648,32 @@ report_lost_updates(Builder *b, uint32 key, RankedRead *reads, uint32 n)
  * Step 4a: list-append keys
  * --------------------------------------------------------------------- */
 
-/* True if read r has an element twice. */
+/* Scratch arrays of infer_list_key, sized once for the whole history. */
+typedef struct ListScratch
+{
+	uint32	   *reads;			/* the key's vertex reads (op indices) */
+	bool	   *compatible;		/* per read: a prefix of the longest read */
+	uint32	   *full_readers;	/* reads of the last known version */
+	RankedRead *ranked;			/* lost-update candidates */
+	uint32	   *known;			/* the known order: distinct elements */
+	uint32	   *elem_op;		/* per known element: its append, or NONE */
+	uint32	   *next_vertex;	/* per position: next element by a vertex */
+} ListScratch;
+
+/* True if read r has an element twice; *at: index of its second copy. */
 static bool
-has_duplicate(Builder *b, const IsoOp *r, uint32 *dup_value)
+has_duplicate(Builder *b, const IsoOp *r, int32 len, uint32 *dup_value, int32 *at)
 {
 	const uint32 *e = b->h->elems + r->list_first;
 	uint32		stamp = ++b->epoch;
 	int32		i;
 
-	for (i = 0; i < r->list_len; i++)
+	for (i = 0; i < len; i++)
 	{
 		if (b->dup_stamp[e[i]] == stamp)
 		{
 			*dup_value = e[i];
+			*at = i;
 			return true;
 		}
 		b->dup_stamp[e[i]] = stamp;
@@ -589,86 +681,135 @@ has_duplicate(Builder *b, const IsoOp *r, uint32 *dup_value)
 	return false;
 }
 
-static void
-infer_list_key(Builder *b, uint32 key, uint32 *reads, uint32 *elem_op,
-			   uint32 *next_vertex, RankedRead *ranked)
+/* The vertices' list reads of key (every read, not only external ones). */
+static uint32
+collect_list_reads(Builder *b, uint32 key, ListScratch *s, uint32 *longest)
 {
 	const IsoHistory *h = b->h;
 	const uint32 *kops = b->key_ops + b->key_start[key];
 	uint32		nk = b->key_start[key + 1] - b->key_start[key];
-	uint32		n_reads = 0;
-	uint32		n_ranked = 0;
-	uint32		longest = ISO_NONE;
-	const IsoOp *L;
-	const uint32 *le;
-	uint32		len;
-	uint32		stamp;
-	uint32		first_fail = ISO_NONE;
-	uint32		first_garbage = ISO_NONE;
-	uint32		last_vertex_elem = ISO_NONE;
-	bool		broken = false;
+	uint32		n = 0;
+	int32		best = -1;
 	uint32		i;
-	uint32		dup;
 
-	/* the vertices' external list reads of this key */
 	for (i = 0; i < nk; i++)
 	{
 		uint32		o = kops[i];
 		const IsoOp *op = &h->ops[o];
+		int32		len;
 
-		if (op->kind != ISO_OP_READ || op->list_len < 0 ||
-			!(b->op_flags[o] & OP_EXTERNAL_READ) || op_vertex(b, o) == ISO_NONE)
+		if (op->kind != ISO_OP_READ || op_vertex(b, o) == ISO_NONE)
 			continue;
-		reads[n_reads++] = o;
-		if (longest == ISO_NONE || op->list_len > h->ops[longest].list_len)
-			longest = o;
+		len = list_read_len(h, op);
+		if (len < 0)
+			continue;
+		s->reads[n++] = o;
+		if (len > best)
+		{
+			best = len;
+			*longest = o;
+		}
 	}
-	if (n_reads == 0)
-		return;
+	return n;
+}
 
-	/* the known order: the longest read, without duplicates */
-	L = &h->ops[longest];
-	le = h->elems + L->list_first;
-	len = (uint32) L->list_len;
-	if (has_duplicate(b, L, &dup))
-	{
+/*
+ * The known order: the longest read's elements, each once (a duplicate is
+ * reported and its later copies dropped, as Elle does).  Marks the elements
+ * with their position.  Returns the number of elements.
+ */
+static uint32
+known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stamp)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *L = &h->ops[longest];
+	const uint32 *le = h->elems + L->list_first;
+	int32		len = list_read_len(h, L);
+	uint32		dup;
+	int32		at;
+	uint32		n = 0;
+	int32		i;
+
+	if (has_duplicate(b, L, len, &dup, &at))
 		add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, longest, ISO_NONE);
-		return;
-	}
-	stamp = ++b->epoch;
+	*stamp = ++b->epoch;
 	for (i = 0; i < len; i++)
 	{
-		b->value_stamp[le[i]] = stamp;
-		b->value_pos[le[i]] = i;
+		if (b->value_stamp[le[i]] == *stamp)
+			continue;
+		b->value_stamp[le[i]] = *stamp;
+		b->value_pos[le[i]] = n;
+		s->known[n++] = le[i];
 	}
+	return n;
+}
 
-	/* every other read must be a prefix */
+/*
+ * Every read must be a prefix of the longest (incompatible-order) and hold
+ * each element once (duplicate-elements).  Reads that fail still give
+ * edges, by their last element, as in Elle; compatible[i] says which pass.
+ */
+static void
+check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
+				  ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *L = &h->ops[longest];
+	const uint32 *le = h->elems + L->list_first;
+	int32		llen = list_read_len(h, L);
+	uint32		longest_dup = ISO_NONE;
+	int32		dup_at = -1;
+	uint32		i;
+
+	/* a prefix of the longest holds its duplicate if it reaches the copy */
+	if (!has_duplicate(b, L, llen, &longest_dup, &dup_at))
+		dup_at = -1;
 	for (i = 0; i < n_reads; i++)
 	{
-		const IsoOp *r = &h->ops[reads[i]];
+		const IsoOp *r = &h->ops[s->reads[i]];
 		const uint32 *re = h->elems + r->list_first;
-		bool		prefix = (uint32) r->list_len <= len;
+		int32		len = list_read_len(h, r);
+		bool		prefix = len <= llen;
 		int32		j;
+		int32		at;
+		uint32		dup;
 
-		for (j = 0; prefix && j < r->list_len; j++)
+		for (j = 0; prefix && j < len; j++)
 			prefix = re[j] == le[j];
+		s->compatible[i] = prefix;
 		if (prefix)
-			continue;
-		broken = true;
-		if (has_duplicate(b, r, &dup))
-			add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, reads[i], ISO_NONE);
+		{
+			if (dup_at >= 0 && len > dup_at && s->reads[i] != longest)
+				add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, longest_dup,
+							s->reads[i], ISO_NONE);
+		}
+		else if (has_duplicate(b, r, len, &dup, &at))
+			add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, s->reads[i], ISO_NONE);
 		else
-			add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key, ISO_NONE, reads[i], longest);
+			add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key, ISO_NONE, s->reads[i],
+						longest);
 	}
-	if (broken)
-		return;
+}
 
-	/* who appended each element; garbage, aborted and dirty-update checks */
-	for (i = 0; i < len; i++)
+/*
+ * Who appended each known element; garbage reads, aborted elements and
+ * dirty updates along the known order.  Returns the position of the first
+ * element of a fail transaction, or ISO_NONE.
+ */
+static uint32
+known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
+					uint32 n_reads, ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	uint32		first_fail = ISO_NONE;
+	uint32		first_garbage = ISO_NONE;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
 	{
-		uint32		w = writer_of(b, key, le[i]);
+		uint32		w = writer_of(b, key, s->known[i]);
 
-		elem_op[i] = w;
+		s->elem_op[i] = w;
 		if (w == ISO_NONE)
 		{
 			if (first_garbage == ISO_NONE)
@@ -681,72 +822,175 @@ infer_list_key(Builder *b, uint32 key, uint32 *reads, uint32 *elem_op,
 				first_fail = i;
 		}
 		else if (first_fail != ISO_NONE && op_vertex(b, w) != ISO_NONE)
-		{
-			add_anomaly(b, ISO_ANOM_DIRTY_UPDATE, key, le[i], w, elem_op[first_fail]);
-		}
+			add_anomaly(b, ISO_ANOM_DIRTY_UPDATE, key, s->known[i], w,
+						s->elem_op[first_fail]);
 	}
 	if (first_garbage != ISO_NONE)
 	{
-		/* report once, with the first (shortest) read that shows it */
+		/* report once, with the shortest compatible read that shows it */
 		uint32		shower = longest;
 
 		for (i = 0; i < n_reads; i++)
-			if ((uint32) h->ops[reads[i]].list_len > first_garbage &&
-				h->ops[reads[i]].list_len < h->ops[shower].list_len)
-				shower = reads[i];
-		add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, le[first_garbage], shower, ISO_NONE);
+		{
+			int32		len = list_read_len(h, &h->ops[s->reads[i]]);
+
+			if (s->compatible[i] && len > 0 &&
+				b->value_pos[h->elems[h->ops[s->reads[i]].list_first + len - 1]] >=
+				first_garbage &&
+				len < list_read_len(h, &h->ops[shower]))
+				shower = s->reads[i];
+		}
+		add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, s->known[first_garbage], shower,
+					ISO_NONE);
 	}
 
-	/* next_vertex[i]: first element at index >= i appended by a vertex */
-	next_vertex[len] = ISO_NONE;
-	for (i = len; i > 0; i--)
-		next_vertex[i - 1] = (elem_op[i - 1] != ISO_NONE &&
-							  op_vertex(b, elem_op[i - 1]) != ISO_NONE) ?
-			i - 1 : next_vertex[i];
+	/* next_vertex[i]: first element at position >= i appended by a vertex */
+	s->next_vertex[n] = ISO_NONE;
+	for (i = n; i > 0; i--)
+		s->next_vertex[i - 1] = (s->elem_op[i - 1] != ISO_NONE &&
+								 op_vertex(b, s->elem_op[i - 1]) != ISO_NONE) ?
+			i - 1 : s->next_vertex[i];
+	return first_fail;
+}
+
+/*
+ * An incompatible read's elements outside the known order: aborted ones
+ * (G1a) and ones nobody appended (garbage-read).
+ */
+static void
+check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *r = &h->ops[ro];
+	int32		len = list_read_len(h, r);
+	int32		j;
+
+	for (j = 0; j < len; j++)
+	{
+		uint32		e = h->elems[r->list_first + j];
+		uint32		w;
+
+		if (b->value_stamp[e] == stamp)
+			continue;
+		w = writer_of(b, key, e);
+		if (w == ISO_NONE)
+			add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, e, ro, ISO_NONE);
+		else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+			add_anomaly(b, ISO_ANOM_G1A, key, e, ro, w);
+		else
+			continue;
+		return;					/* one report per read */
+	}
+}
+
+/*
+ * The edges and anomalies of one read.  A read is identified by the
+ * version it shows: its last element (Elle's read index); the element's
+ * position in the known order gives the next appender (rw).
+ */
+static void
+list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
+				uint32 stamp, ListScratch *s, uint32 *n_ranked, uint32 *n_full)
+{
+	const IsoHistory *h = b->h;
+	uint32		ro = s->reads[i];
+	const IsoOp *r = &h->ops[ro];
+	int32		len = list_read_len(h, r);
+	uint32		rv = op_vertex(b, ro);
+	uint32		last = len > 0 ? h->elems[r->list_first + len - 1] : ISO_NONE;
+	bool		known = last == ISO_NONE || b->value_stamp[last] == stamp;
+	uint32		next = ISO_NONE;	/* position of the version after it */
+	uint32		w = ISO_NONE;
+
+	if (last != ISO_NONE && known)
+	{
+		uint32		q = b->value_pos[last];
+
+		w = s->elem_op[q];
+		next = q + 1;
+		if (first_fail != ISO_NONE && first_fail <= q && s->compatible[i])
+			add_anomaly(b, ISO_ANOM_G1A, key, s->known[first_fail], ro,
+						s->elem_op[first_fail]);
+	}
+	else if (last != ISO_NONE)
+		w = writer_of(b, key, last);
+	else
+		next = 0;
+	if (!s->compatible[i])
+		check_foreign_elements(b, key, ro, stamp);
+
+	if (w != ISO_NONE)
+	{
+		if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != r->txn &&
+			h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
+			add_anomaly(b, ISO_ANOM_G1B, key, last, ro, w);
+		add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
+	}
+	/*
+	 * A read of the reader's own version (a read after its own append)
+	 * gives no rw edge: the next appender already follows it by ww, and a
+	 * cycle through that rw edge would only repeat one through the ww edge
+	 * under a weaker name.
+	 */
+	if (w != ISO_NONE && op_txn(b, w) == r->txn)
+		next = ISO_NONE;
+	if (next != ISO_NONE && s->next_vertex[next] != ISO_NONE)
+		add_edge(b, rv, op_vertex(b, s->elem_op[s->next_vertex[next]]), ISO_EDGE_RW,
+				 key, ro, s->elem_op[s->next_vertex[next]]);
+	if (next == n)
+		s->full_readers[(*n_full)++] = ro;
+	/* lost update: external reads of transactions that also write the key */
+	if (b->op_flags[ro] & OP_TXN_WRITES_KEY)
+	{
+		s->ranked[*n_ranked].rank = last == ISO_NONE ? 0 : (uint64) last + 1;
+		s->ranked[*n_ranked].op = ro;
+		(*n_ranked)++;
+	}
+}
+
+static void
+infer_list_key(Builder *b, uint32 key, ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		longest = ISO_NONE;
+	uint32		n_reads;
+	uint32		n;
+	uint32		stamp;
+	uint32		first_fail;
+	uint32		last_vertex_elem = ISO_NONE;
+	uint32		n_ranked = 0;
+	uint32		n_full = 0;
+	uint32		i;
+
+	n_reads = collect_list_reads(b, key, s, &longest);
+	if (n_reads == 0)
+		return;
+	n = known_order(b, key, longest, s, &stamp);
+	check_read_orders(b, key, n_reads, longest, s);
+	first_fail = known_order_writers(b, key, n, longest, n_reads, s);
 
 	/* ww along the known order, between consecutive vertex elements */
-	for (i = 0; i < len; i++)
+	for (i = 0; i < n; i++)
 	{
-		if (next_vertex[i] != i)
+		if (s->next_vertex[i] != i)
 			continue;
 		if (last_vertex_elem != ISO_NONE)
-			add_edge(b, op_vertex(b, elem_op[last_vertex_elem]), op_vertex(b, elem_op[i]),
-					 ISO_EDGE_WW, key, elem_op[last_vertex_elem], elem_op[i]);
+			add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]),
+					 op_vertex(b, s->elem_op[i]), ISO_EDGE_WW, key,
+					 s->elem_op[last_vertex_elem], s->elem_op[i]);
 		last_vertex_elem = i;
 	}
 
-	/* per read: G1a, G1b, wr, rw, lost-update candidates */
 	for (i = 0; i < n_reads; i++)
-	{
-		uint32		ro = reads[i];
-		const IsoOp *r = &h->ops[ro];
-		uint32		p = (uint32) r->list_len;
-		uint32		rv = op_vertex(b, ro);
+		list_read_edges(b, key, i, n, first_fail, stamp, s, &n_ranked, &n_full);
+	report_lost_updates(b, key, s->ranked, n_ranked);
 
-		if (first_fail != ISO_NONE && p > first_fail)
-			add_anomaly(b, ISO_ANOM_G1A, key, le[first_fail], ro, elem_op[first_fail]);
-		if (p > 0 && elem_op[p - 1] != ISO_NONE)
-		{
-			uint32		w = elem_op[p - 1];
-
-			if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != r->txn &&
-				h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
-				add_anomaly(b, ISO_ANOM_G1B, key, le[p - 1], ro, w);
-			add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
-		}
-		if (next_vertex[p] != ISO_NONE)
-			add_edge(b, rv, op_vertex(b, elem_op[next_vertex[p]]), ISO_EDGE_RW, key,
-					 ro, elem_op[next_vertex[p]]);
-		if (b->op_flags[ro] & OP_TXN_WRITES_KEY)
-		{
-			ranked[n_ranked].rank = p;
-			ranked[n_ranked].op = ro;
-			n_ranked++;
-		}
-	}
-	report_lost_updates(b, key, ranked, n_ranked);
-
-	/* appends by vertices that no read shows come after the known order */
+	/*
+	 * Appends by vertices that no read shows come after the known order:
+	 * the readers of its last version read a state they overwrote.
+	 */
 	for (i = 0; i < nk; i++)
 	{
 		uint32		o = kops[i];
@@ -757,13 +1001,49 @@ infer_list_key(Builder *b, uint32 key, uint32 *reads, uint32 *elem_op,
 		if (op->kind != ISO_OP_APPEND || v == ISO_NONE ||
 			b->value_stamp[op->value] == stamp)
 			continue;
-		for (j = 0; j < n_reads; j++)
-			if ((uint32) h->ops[reads[j]].list_len == len)
-				add_edge(b, op_vertex(b, reads[j]), v, ISO_EDGE_RW, key, reads[j], o);
+		for (j = 0; j < n_full; j++)
+			add_edge(b, op_vertex(b, s->full_readers[j]), v, ISO_EDGE_RW, key,
+					 s->full_readers[j], o);
 		if (last_vertex_elem != ISO_NONE)
-			add_edge(b, op_vertex(b, elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
-					 elem_op[last_vertex_elem], o);
+			add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
+					 s->elem_op[last_vertex_elem], o);
+		if ((i & 0xfff) == 0)
+			ISO_CHECK_INTERRUPTS();
 	}
+}
+
+static void
+infer_lists(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n = h->n_ops + 2;
+	uint32		max_len = 0;
+	ListScratch s;
+	uint32		i;
+	uint32		k;
+
+	for (i = 0; i < h->n_ops; i++)
+		if (h->ops[i].list_len > 0 && (uint32) h->ops[i].list_len > max_len)
+			max_len = (uint32) h->ops[i].list_len;
+	s.reads = iso_alloc(sizeof(uint32) * n);
+	s.compatible = iso_alloc(sizeof(bool) * n);
+	s.full_readers = iso_alloc(sizeof(uint32) * n);
+	s.ranked = iso_alloc(sizeof(RankedRead) * n);
+	s.known = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
+	for (k = 0; k < h->keys.n; k++)
+	{
+		infer_list_key(b, k, &s);
+		ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(s.reads);
+	iso_free(s.compatible);
+	iso_free(s.full_readers);
+	iso_free(s.ranked);
+	iso_free(s.known);
+	iso_free(s.elem_op);
+	iso_free(s.next_vertex);
 }
 
 /* ---------------------------------------------------------------------
@@ -1466,31 +1746,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	check_internal(&b);
 
 	if (h->workload == ISO_WORKLOAD_LIST_APPEND)
-	{
-		uint32		n = h->n_ops + 2;
-		uint32	   *reads = iso_alloc(sizeof(uint32) * n);
-		uint32	   *elem_op;
-		uint32	   *next_vertex;
-		RankedRead *ranked = iso_alloc(sizeof(RankedRead) * n);
-		uint32		max_len = 0;
-		uint32		i;
-		uint32		k;
-
-		for (i = 0; i < h->n_ops; i++)
-			if (h->ops[i].list_len > 0 && (uint32) h->ops[i].list_len > max_len)
-				max_len = (uint32) h->ops[i].list_len;
-		elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
-		next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
-		for (k = 0; k < h->keys.n; k++)
-		{
-			infer_list_key(&b, k, reads, elem_op, next_vertex, ranked);
-			ISO_CHECK_INTERRUPTS();
-		}
-		iso_free(reads);
-		iso_free(elem_op);
-		iso_free(next_vertex);
-		iso_free(ranked);
-	}
+		infer_lists(&b);
 	else
 		infer_registers(&b, log ? log : &empty_log, options);
 

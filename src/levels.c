@@ -15,7 +15,6 @@
 
 #define K_G0		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G0)
 #define K_G1C		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G1C)
-#define K_LU		ISO_CYCLE_KIND_BIT(ISO_CYCLE_LOST_UPDATE)
 #define K_GS		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_SINGLE)
 #define K_GN		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_NONADJACENT)
 #define K_G2		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G2_ITEM)
@@ -31,17 +30,17 @@ static const IsoLevelInfo level_table[ISO_LEVEL_COUNT] = {
 	ISO_CYCLE_KINDS_ALL},
 	/* psi: D cycles and cycles with exactly one rw */
 	{"psi", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_PSI,
-	K_G0 | K_G1C | K_LU | K_GS},
+	K_G0 | K_G1C | K_GS},
 	/* si: (D ; rw?) acyclic */
 	{"si", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	K_G0 | K_G1C | K_GS | K_GN},
 	/* ser: every cycle */
 	{"ser", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
 	ISO_CYCLE_KINDS_ALL},
 	/* strong-session-si: si with so in D */
 	{"strong-session-si", BIT_WW | BIT_WR | BIT_SO,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_LU | K_GS | K_GN},
+	K_G0 | K_G1C | K_GS | K_GN},
 	/* strong-session-serializable: ser with so in D */
 	{"strong-session-serializable", BIT_WW | BIT_WR | BIT_SO,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_ACYCLIC,
@@ -67,7 +66,7 @@ static const struct
 };
 
 static const char *const kind_names[ISO_CYCLE_KIND_COUNT] = {
-	"G0", "G1c", "lost-update", "G-single", "G-nonadjacent", "G2-item"
+	"G0", "G1c", "G-single", "G-nonadjacent", "G2-item"
 };
 
 const IsoLevelInfo *
@@ -156,6 +155,7 @@ iso_level_forbids(IsoLevel level, IsoAnomalyKind kind)
 		case ISO_ANOM_G1A:
 		case ISO_ANOM_G1B:
 		case ISO_ANOM_DIRTY_UPDATE:
+		case ISO_ANOM_FUTURE_READ:
 			return level != ISO_LEVEL_PL1;
 		case ISO_ANOM_LOST_UPDATE:
 			return level >= ISO_LEVEL_PL299;

@@ -196,6 +196,62 @@ SELECT * FROM pg_temp.show(:h);
 SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
 SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
 
+-- rules/la-nil-write-skew.edn
+\set edn `cat test/data/rules/la-nil-write-skew.edn`
+SELECT iso_load_jepsen('rules/la-nil-write-skew.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-nil-internal.edn
+\set edn `cat test/data/rules/la-nil-internal.edn`
+SELECT iso_load_jepsen('rules/la-nil-internal.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-nil-reread.edn
+\set edn `cat test/data/rules/la-nil-reread.edn`
+SELECT iso_load_jepsen('rules/la-nil-reread.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-nil-info.edn
+\set edn `cat test/data/rules/la-nil-info.edn`
+SELECT iso_load_jepsen('rules/la-nil-info.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-own-append-read.edn
+\set edn `cat test/data/rules/la-own-append-read.edn`
+SELECT iso_load_jepsen('rules/la-own-append-read.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-incompatible-cycle.edn
+\set edn `cat test/data/rules/la-incompatible-cycle.edn`
+SELECT iso_load_jepsen('rules/la-incompatible-cycle.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-duplicate-cycle.edn
+\set edn `cat test/data/rules/la-duplicate-cycle.edn`
+SELECT iso_load_jepsen('rules/la-duplicate-cycle.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
+-- rules/la-future-read.edn
+\set edn `cat test/data/rules/la-future-read.edn`
+SELECT iso_load_jepsen('rules/la-future-read.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
 -- rules/la-info-read.edn
 \set edn `cat test/data/rules/la-info-read.edn`
 SELECT iso_load_jepsen('rules/la-info-read.edn', :'edn') AS h \gset

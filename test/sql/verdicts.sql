@@ -91,8 +91,24 @@ SELECT iso_load_jepsen('rules/la-known-order.edn', :'edn') AS h \gset
 SELECT iso_load_jepsen('rules/la-lost-update-observed.edn', :'edn') AS h \gset
 \set edn `cat test/data/rules/la-lost-update.edn`
 SELECT iso_load_jepsen('rules/la-lost-update.edn', :'edn') AS h \gset
+\set edn `cat test/data/rules/la-future-read.edn`
+SELECT iso_load_jepsen('rules/la-future-read.edn', :'edn', 'list-append') AS h \gset
 \set edn `cat test/data/rules/la-unobserved.edn`
 SELECT iso_load_jepsen('rules/la-unobserved.edn', :'edn') AS h \gset
+\set edn `cat test/data/rules/la-nil-write-skew.edn`
+SELECT iso_load_jepsen('rules/la-nil-write-skew.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-nil-internal.edn`
+SELECT iso_load_jepsen('rules/la-nil-internal.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-nil-reread.edn`
+SELECT iso_load_jepsen('rules/la-nil-reread.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-nil-info.edn`
+SELECT iso_load_jepsen('rules/la-nil-info.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-own-append-read.edn`
+SELECT iso_load_jepsen('rules/la-own-append-read.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-incompatible-cycle.edn`
+SELECT iso_load_jepsen('rules/la-incompatible-cycle.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-duplicate-cycle.edn`
+SELECT iso_load_jepsen('rules/la-duplicate-cycle.edn', :'edn', 'list-append') AS h \gset
 \set edn `cat test/data/rules/lvl-empty.edn`
 SELECT iso_load_jepsen('rules/lvl-empty.edn', :'edn', 'list-append') AS h \gset
 \set edn `cat test/data/rules/lvl-g-single.edn`
