@@ -1603,8 +1603,7 @@ mutation_report(MutTally tally[MUT_COUNT], int n_iters)
 		"needs committed nil reads as [] and reads after own appends in the version order (Elle)" :
 		!rule_nil_is_empty ? "needs committed nil reads as [] (Elle)" :
 		"needs reads after own appends in the version order (Elle)";
-	int			m,
-				c;
+	int			m;
 
 	for (m = 0; m < MUT_COUNT; m++)
 	{
@@ -1642,7 +1641,6 @@ mutation_report(MutTally tally[MUT_COUNT], int n_iters)
 		if (t->example_todo)
 			iso_free(t->example_todo);
 	}
-	(void) c;
 }
 
 /* Does the graph builder find ser violated in this EDN history? */
