@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "isograph.h"
+#include "levels.h"
 
 PG_FUNCTION_INFO_V1(iso_check);
 PG_FUNCTION_INFO_V1(iso_levels);
@@ -22,35 +23,6 @@ PG_FUNCTION_INFO_V1(iso_levels_jepsen);
 PG_FUNCTION_INFO_V1(iso_dot);
 
 #define CHECK_NATTS 9
-
-/*
- * Which non-cycle anomalies a level forbids (docs/semantics.md, "Levels").
- * Structural ones make the history uninterpretable: every level.
- */
-static bool
-level_forbids(IsoLevel level, IsoAnomalyKind kind)
-{
-	switch (kind)
-	{
-		case ISO_ANOM_GARBAGE_READ:
-		case ISO_ANOM_DUPLICATE_ELEMENTS:
-		case ISO_ANOM_INCOMPATIBLE_ORDER:
-		case ISO_ANOM_CYCLIC_VERSIONS:
-			return true;
-		case ISO_ANOM_G1A:
-		case ISO_ANOM_G1B:
-		case ISO_ANOM_DIRTY_UPDATE:
-		case ISO_ANOM_FUTURE_READ:
-			return level != ISO_LEVEL_PL1;
-		case ISO_ANOM_LOST_UPDATE:
-			return level >= ISO_LEVEL_PL299;
-		case ISO_ANOM_INTERNAL:
-			return level >= ISO_LEVEL_PSI;
-		case ISO_ANOM_KIND_COUNT:
-			break;
-	}
-	return false;
-}
 
 static IsoLevel
 parse_level(text *t)
@@ -208,7 +180,7 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 	{
 		const IsoAnomaly *a = &build->inf.anomalies[i];
 
-		if (!level_forbids(level, a->kind) || shown[a->kind]++ >= max_witnesses)
+		if (!iso_level_forbids(level, (IsoAnomalyKind) a->kind) || shown[a->kind]++ >= max_witnesses)
 			continue;
 		violations++;
 		if (store)

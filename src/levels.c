@@ -1,10 +1,11 @@
 /*
  * levels.c
- *	  Isolation level and cycle kind names, and the per-level table that
- *	  iso_find_cycles works from (docs/semantics.md, "Levels").
+ *	  Isolation level and cycle kind names, the per-level table that
+ *	  iso_find_cycles works from, and a level's verdict on an inferred
+ *	  history (docs/semantics.md, "Levels").
  */
 #include "port.h"
-#include "cycle.h"
+#include "levels.h"
 
 #define BIT_WW		ISO_EDGE_BIT(ISO_EDGE_WW)
 #define BIT_WR		ISO_EDGE_BIT(ISO_EDGE_WR)
@@ -139,4 +140,46 @@ iso_cycle_kind_name(IsoCycleKind kind)
 	if ((int) kind < 0 || kind >= ISO_CYCLE_KIND_COUNT)
 		return "unknown";
 	return kind_names[kind];
+}
+
+bool
+iso_level_forbids(IsoLevel level, IsoAnomalyKind kind)
+{
+	switch (kind)
+	{
+		case ISO_ANOM_GARBAGE_READ:
+		case ISO_ANOM_DUPLICATE_ELEMENTS:
+		case ISO_ANOM_INCOMPATIBLE_ORDER:
+		case ISO_ANOM_CYCLIC_VERSIONS:
+			return true;
+		case ISO_ANOM_G1A:
+		case ISO_ANOM_G1B:
+		case ISO_ANOM_DIRTY_UPDATE:
+		case ISO_ANOM_FUTURE_READ:
+			return level != ISO_LEVEL_PL1;
+		case ISO_ANOM_LOST_UPDATE:
+			return level >= ISO_LEVEL_PL299;
+		case ISO_ANOM_INTERNAL:
+			return level >= ISO_LEVEL_PSI;
+		case ISO_ANOM_KIND_COUNT:
+			break;
+	}
+	return false;
+}
+
+bool
+iso_level_holds(const IsoInference *inf, IsoLevel level, IsoSccCache *cache)
+{
+	IsoCycleList cycles;
+	bool		violated;
+	uint32		i;
+
+	for (i = 0; i < inf->n_anomalies; i++)
+		if (iso_level_forbids(level, (IsoAnomalyKind) inf->anomalies[i].kind))
+			return false;
+	/* the cycle condition is exact whatever the witness cap: ask for one */
+	memset(&cycles, 0, sizeof(cycles));
+	violated = iso_find_cycles_cached(&inf->graph, level, 1, &cycles, cache);
+	iso_cycle_list_free(&cycles);
+	return !violated;
 }

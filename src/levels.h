@@ -1,0 +1,28 @@
+/*
+ * levels.h
+ *	  A level's verdict on an inferred history: its forbidden non-cycle
+ *	  anomalies and its forbidden cycles (docs/semantics.md, "Levels").
+ *
+ * Plain C (levels.c), shared by the SQL functions (check_sql.c) and the
+ * standalone tests, so both decide a level the same way.
+ */
+#ifndef ISOGRAPH_LEVELS_H
+#define ISOGRAPH_LEVELS_H
+
+#include "cycle.h"
+#include "infer.h"
+
+/*
+ * Whether a level forbids a non-cycle anomaly.  Structural ones make the
+ * history uninterpretable: every level forbids them.
+ */
+extern bool iso_level_forbids(IsoLevel level, IsoAnomalyKind kind);
+
+/*
+ * Whether a level holds: no anomaly it forbids and no cycle it forbids.
+ * cache: the graph's SCC cache, or NULL.
+ */
+extern bool iso_level_holds(const IsoInference *inf, IsoLevel level,
+							IsoSccCache *cache);
+
+#endif							/* ISOGRAPH_LEVELS_H */
