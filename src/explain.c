@@ -202,8 +202,22 @@ iso_explain_anomaly(const IsoBuild *build, const IsoAnomaly *a, StringInfo out)
 			break;
 		case ISO_ANOM_INCOMPATIBLE_ORDER:
 			iso_describe_op(build, a->op_a, out);
-			appendStringInfoString(out, ", which is not a prefix of ");
-			iso_describe_op(build, a->op_b, out);
+			if (h->ops[a->op_b].kind == ISO_OP_APPEND)
+			{
+				/* the order of one transaction's own appends */
+				appendStringInfoString(out, ", which shows ");
+				append_text(out, &h->values, a->value);
+				appendStringInfoString(out, " before ");
+				append_text(out, &h->values, h->ops[a->op_b].value);
+				appendStringInfoString(out, ", although ");
+				iso_describe_op(build, a->op_b, out);
+				appendStringInfoString(out, " first");
+			}
+			else
+			{
+				appendStringInfoString(out, ", which is not a prefix of ");
+				iso_describe_op(build, a->op_b, out);
+			}
 			break;
 		case ISO_ANOM_FUTURE_READ:
 			iso_describe_op(build, a->op_a, out);

@@ -658,6 +658,8 @@ typedef struct ListScratch
 	uint32	   *known;			/* the known order: distinct elements */
 	uint32	   *elem_op;		/* per known element: its append, or NONE */
 	uint32	   *next_vertex;	/* per position: next element by a vertex */
+	uint32	   *txn_stamp;		/* per txn: key + 1 when txn_last_op is set */
+	uint32	   *txn_last_op;	/* per txn: its last append seen in the order */
 } ListScratch;
 
 /* True if read r has an element twice; *at: index of its second copy. */
@@ -805,9 +807,12 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
 	uint32		first_garbage = ISO_NONE;
 	uint32		i;
 
+	bool		misordered = false;
+
 	for (i = 0; i < n; i++)
 	{
 		uint32		w = writer_of(b, key, s->known[i]);
+		uint32		t;
 
 		s->elem_op[i] = w;
 		if (w == ISO_NONE)
@@ -816,7 +821,24 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
 				first_garbage = i;
 			continue;
 		}
-		if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+
+		/*
+		 * A transaction's appends to the key must show in the order it made
+		 * them: no list state ever held them otherwise.  (A reversed pair by
+		 * two transactions is a ww cycle; by one, this is the only trace.)
+		 */
+		t = op_txn(b, w);
+		if (s->txn_stamp[t] == key + 1 && s->txn_last_op[t] > w && !misordered)
+		{
+			/* value: the element shown too early; op_b: the earlier append */
+			add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key,
+						h->ops[s->txn_last_op[t]].value, longest, w);
+			misordered = true;
+		}
+		s->txn_stamp[t] = key + 1;
+		s->txn_last_op[t] = w;
+
+		if (h->txns[t].status == ISO_STATUS_FAIL)
 		{
 			if (first_fail == ISO_NONE)
 				first_fail = i;
@@ -1032,6 +1054,8 @@ infer_lists(Builder *b)
 	s.known = iso_alloc(sizeof(uint32) * (max_len + 1));
 	s.elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
 	s.next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.txn_stamp = iso_alloc0(sizeof(uint32) * Max(h->n_txns, 1));
+	s.txn_last_op = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
 	for (k = 0; k < h->keys.n; k++)
 	{
 		infer_list_key(b, k, &s);
@@ -1044,6 +1068,8 @@ infer_lists(Builder *b)
 	iso_free(s.known);
 	iso_free(s.elem_op);
 	iso_free(s.next_vertex);
+	iso_free(s.txn_stamp);
+	iso_free(s.txn_last_op);
 }
 
 /* ---------------------------------------------------------------------

@@ -149,9 +149,15 @@ iso_level_forbids(IsoLevel level, IsoAnomalyKind kind)
 	{
 		case ISO_ANOM_GARBAGE_READ:
 		case ISO_ANOM_DUPLICATE_ELEMENTS:
-		case ISO_ANOM_INCOMPATIBLE_ORDER:
 		case ISO_ANOM_CYCLIC_VERSIONS:
 			return true;
+
+			/*
+			 * Two list states from no one timeline imply a dirty read (Elle:
+			 * incompatible-order implies G1a): a read-uncommitted reader may
+			 * see appends that are undone later.
+			 */
+		case ISO_ANOM_INCOMPATIBLE_ORDER:
 		case ISO_ANOM_G1A:
 		case ISO_ANOM_G1B:
 		case ISO_ANOM_DIRTY_UPDATE:

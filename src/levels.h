@@ -13,8 +13,10 @@
 #include "infer.h"
 
 /*
- * Whether a level forbids a non-cycle anomaly.  Structural ones make the
- * history uninterpretable: every level forbids them.
+ * Whether a level forbids a non-cycle anomaly (docs/semantics.md, "Levels",
+ * after Elle's table of proscribed anomalies).  Values nobody wrote,
+ * duplicate elements and cyclic version orders are impossible at every
+ * level; an incompatible order implies a dirty read (pl-2 and up).
  */
 extern bool iso_level_forbids(IsoLevel level, IsoAnomalyKind kind);
 

@@ -252,6 +252,13 @@ SELECT * FROM pg_temp.show(:h);
 SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
 SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
 
+-- rules/la-own-order.edn
+\set edn `cat test/data/rules/la-own-order.edn`
+SELECT iso_load_jepsen('rules/la-own-order.edn', :'edn', 'list-append') AS h \gset
+SELECT * FROM pg_temp.show(:h);
+SELECT anomaly, txns, events, key, explanation FROM iso_anomalies(:h);
+SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, largest_scc, unknown_order_keys, version_order FROM iso_graph_stats(:h);
+
 -- rules/la-info-read.edn
 \set edn `cat test/data/rules/la-info-read.edn`
 SELECT iso_load_jepsen('rules/la-info-read.edn', :'edn') AS h \gset

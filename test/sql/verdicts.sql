@@ -93,6 +93,8 @@ SELECT iso_load_jepsen('rules/la-lost-update-observed.edn', :'edn') AS h \gset
 SELECT iso_load_jepsen('rules/la-lost-update.edn', :'edn') AS h \gset
 \set edn `cat test/data/rules/la-future-read.edn`
 SELECT iso_load_jepsen('rules/la-future-read.edn', :'edn', 'list-append') AS h \gset
+\set edn `cat test/data/rules/la-own-order.edn`
+SELECT iso_load_jepsen('rules/la-own-order.edn', :'edn', 'list-append') AS h \gset
 \set edn `cat test/data/rules/la-unobserved.edn`
 SELECT iso_load_jepsen('rules/la-unobserved.edn', :'edn') AS h \gset
 \set edn `cat test/data/rules/la-nil-write-skew.edn`
