@@ -26,6 +26,7 @@ typedef struct IsoBuild
 	IsoHistory	history;
 	IsoVersionLog log;
 	IsoInference inf;
+	IsoTimeSource time_source;	/* of the rt edges; NONE if no vertex has times */
 } IsoBuild;
 
 /* history_read.c */

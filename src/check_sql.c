@@ -313,17 +313,44 @@ level_implies(IsoLevel a, IsoLevel b)
 	return (weaker[a] & (1 << b)) != 0;
 }
 
+/*
+ * Where strict-serializable's real-time order came from (docs/semantics.md,
+ * "so and rt"), so that a pass without real time is not mistaken for one.
+ */
+static char *
+realtime_note(const IsoBuild *build)
+{
+	const IsoRealtimeInfo *rt = &build->inf.realtime;
+	const char *dense = rt->dense ?
+		"; dense: checked through time points, not listed as rt edges" : "";
+	char	   *untimed = "";
+
+	if (build->time_source == ISO_TIME_NONE)
+		return pstrdup("no real-time order (no transaction has times): same as strong-session-serializable");
+	if (rt->n_timed < build->inf.n_vertices)
+		untimed = psprintf("; %u transaction(s) without times take no part",
+						   build->inf.n_vertices - rt->n_timed);
+	if (build->time_source == ISO_TIME_RECORD_ORDER)
+		return psprintf("real-time order from the order of records in the file (no :time)%s%s",
+						untimed, dense);
+	return psprintf("real-time order from invoke and complete times%s%s", untimed, dense);
+}
+
 /* A note on what the verdicts cannot see, or NULL. */
 static char *
 evidence_note(const IsoBuild *build, IsoLevel level)
 {
+	char	   *note = NULL;
+
 	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
-		return psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
+		note = psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
 						build->inf.unknown_order_keys);
-	if (build->inf.unknown_order_keys > 0)
-		return psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
+	else if (build->inf.unknown_order_keys > 0)
+		note = psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
 						build->inf.unknown_order_keys);
-	return NULL;
+	if (level == ISO_LEVEL_STRICT_SER)
+		note = note ? psprintf("%s; %s", note, realtime_note(build)) : realtime_note(build);
+	return note;
 }
 
 /* Check every level of a built graph; one row per level into rsinfo. */

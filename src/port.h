@@ -87,7 +87,20 @@ typedef enum IsoWorkload
 	ISO_WORKLOAD_RW_REGISTER = 2
 } IsoWorkload;
 
+/*
+ * Where a history's real-time order comes from (docs/semantics.md, "so and
+ * rt"): the invoke/complete times it carries (EDN :time, COPY columns), the
+ * order of the records in its EDN file, or nowhere.
+ */
+typedef enum IsoTimeSource
+{
+	ISO_TIME_NONE = 0,
+	ISO_TIME_VALUES = 1,
+	ISO_TIME_RECORD_ORDER = 2
+} IsoTimeSource;
+
 extern const char *iso_status_name(IsoStatus status);
+extern const char *iso_time_source_name(IsoTimeSource source);
 extern const char *iso_op_name(IsoOpKind op);
 extern const char *iso_workload_name(IsoWorkload workload);
 
