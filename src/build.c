@@ -43,6 +43,13 @@ iso_backend_tick(void)
 }
 
 void
+iso_backend_check_memory(void)
+{
+	if (limited_cxt != NULL)
+		iso_check_memory(limited_cxt);
+}
+
+void
 iso_check_memory(MemoryContext cxt)
 {
 	Size		used = MemoryContextMemAllocated(cxt, true);

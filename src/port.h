@@ -23,6 +23,9 @@
 /* CHECK_FOR_INTERRUPTS, plus the isograph.max_memory check (build.c) */
 extern void iso_backend_tick(void);
 #define ISO_CHECK_INTERRUPTS()	iso_backend_tick()
+/* the isograph.max_memory check alone, every time: after a big allocation */
+extern void iso_backend_check_memory(void);
+#define ISO_CHECK_MEMORY()		iso_backend_check_memory()
 
 #else							/* ISOGRAPH_STANDALONE */
 
@@ -53,6 +56,7 @@ void	   *iso_alloc0(size_t size);
 void	   *iso_realloc(void *ptr, size_t size);
 #define iso_free(p)				free(p)
 #define ISO_CHECK_INTERRUPTS()	((void) 0)
+#define ISO_CHECK_MEMORY()		((void) 0)
 #define Min(x, y)				((x) < (y) ? (x) : (y))
 #define Max(x, y)				((x) > (y) ? (x) : (y))
 
