@@ -23,6 +23,7 @@
 
 #include <stdio.h>
 
+#include "history_util.h"
 #include "tap.h"
 
 #define MAXN 12
@@ -86,9 +87,7 @@ make_case(Case *c, uint32 n, uint32 span)
 static void
 case_free(Case *c)
 {
-	iso_free(c->h.txns);
-	iso_free(c->h.ops);
-	iso_free(c->h.elems);
+	history_free(&c->h);
 }
 
 /* reach[i][j]: a path of >= 1 edges from i to j among nv vertices. */
@@ -369,7 +368,7 @@ test_two_waves(uint32 w)
 		   "two waves of %u: built through %u points with %llu edges (3w + 1)", w,
 		   info.n_points, (unsigned long long) buf.n);
 	iso_free(buf.edges);
-	iso_free(h.txns);
+	history_free(&h);
 	free(vt);
 }
 
