@@ -1233,6 +1233,8 @@ add_session_edges(Builder *b)
 
 	for (v = 0; v < nv; v++)
 	{
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
 		if (!h->txns[out->vertex_txn[v]].has_process)
 			continue;
 		if (n > 0 && h->txns[out->vertex_txn[vs[n - 1]]].txn_id >
@@ -1246,9 +1248,13 @@ add_session_edges(Builder *b)
 		sort_vertex_txn = out->vertex_txn;
 		qsort(vs, n, sizeof(uint32), cmp_vertex_session);
 		for (v = 0; v + 1 < n; v++)
+		{
+			if ((v & 0xffff) == 0)
+				ISO_CHECK_INTERRUPTS();
 			if (h->txns[out->vertex_txn[vs[v]]].process ==
 				h->txns[out->vertex_txn[vs[v + 1]]].process)
 				add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		}
 		iso_free(vs);
 		return;
 	}
@@ -1261,6 +1267,8 @@ add_session_edges(Builder *b)
 		int64		p = h->txns[out->vertex_txn[vs[v]]].process;
 		uint32		i = (uint32) (mix64((uint64) p) & (nslots - 1));
 
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
 		while (slots[i].last != 0 && slots[i].process != p)
 			i = (i + 1) & (nslots - 1);
 		if (slots[i].last != 0)
