@@ -61,9 +61,18 @@ ops=$(grep -E ':type :(ok|fail|info), :f :txn' "$tmp/t.edn" | grep -o '\[:\(r\|a
 check "csv rows = completion micro-ops ($rows = $ops)" test "$rows" -eq "$ops"
 check "csv header" sh -c "head -1 '$tmp/t.csv' | grep -qx 'history_id,txn_id,process,status,invoke_time,complete_time,pos,op,key,value,read_value,read_list'"
 
-# 6. bad options exit with status 2 and a message on stderr
+# 6. --shape two-waves: every wave-1 completion before any wave-2 invocation
+"$gen" --shape two-waves --txns 1000 > "$tmp/w.edn"
+n=$(grep -c ':type :invoke' "$tmp/w.edn")
+check "two-waves --txns 1000: 1000 :invoke lines (got $n)" test "$n" -eq 1000
+check "two-waves: the last wave-1 :ok (line 1000) comes before the first wave-2 :invoke (line 1001)" \
+	sh -c "sed -n '1000p' '$tmp/w.edn' | grep -q ':type :ok' && sed -n '1001p' '$tmp/w.edn' | grep -q ':type :invoke, :f :txn, :value \[\[:r 0 nil\]\]'"
+check ":index consecutive from 0 (two-waves)" sh -c "sed 's/.*:index \([0-9]*\)}$/\1/' '$tmp/w.edn' | awk '\$1 != NR - 1 { exit 1 }'"
+
+# 7. bad options exit with status 2 and a message on stderr
 for args in "--bogus" "--txns" "--txns -5" "--workload foo" "--read-ratio 1.5" "--inject G9" \
-	"--ops-min 5 --ops-max 2" "--wal x.wal" "--workload rw-register --inject duplicate-elements" "stray"; do
+	"--ops-min 5 --ops-max 2" "--wal x.wal" "--workload rw-register --inject duplicate-elements" "stray" \
+	"--shape wave" "--shape two-waves --format csv"; do
 	"$gen" $args > "$tmp/o" 2> "$tmp/e"
 	rc=$?
 	check "bad option '$args' exits 2 with a message" sh -c "test $rc -eq 2 && test -s '$tmp/e' && ! test -s '$tmp/o'"

@@ -949,6 +949,10 @@ static void usage(FILE *f)
 "  --verbose              report each injection on stderr: txn ids (:index of\n"
 "                         the completions = csv txn_id), keys, edges, the\n"
 "                         anomaly a checker must report; and a summary\n"
+"  --shape steady|two-waves  steady: the worker model above (default);\n"
+"                         two-waves: --txns/2 overlapping transactions that all\n"
+"                         complete before the others are invoked (list-append\n"
+"                         EDN; n^2/4 real-time reduction edges)\n"
 "  --help                 this text\n"
 "\n"
 "Options take their value as the next argument or after '='.  Bad options:\n"
@@ -1006,8 +1010,48 @@ static void parse_inject(const char *s)
 	if (!inj_n) bad("--inject: empty list");
 }
 
+/*
+ * --shape two-waves: n/2 overlapping transactions that all complete before
+ * the other n/2 are invoked (each on its own process).  Wave 1 transaction
+ * i appends 1 to key i; wave 2 transaction j reads key j mod (n/2) and sees
+ * [1].  Strict-serializable, and its real-time order's transitive reduction
+ * has n^2/4 edges: the shape that checks that isograph keeps real time
+ * linear (docs/semantics.md, "so and rt").  EDN, one record per line,
+ * strictly increasing :time.
+ */
+static void emit_two_waves(Out *o, int64_t n)
+{
+	int64_t w1 = n / 2 > 0 ? n / 2 : 1, w2 = n - w1 > 0 ? n - w1 : 0;
+	int64_t t = 0, index = 0;
+
+	for (int pass = 0; pass < 4; pass++) {
+		int64_t m = pass < 2 ? w1 : w2;
+		for (int64_t i = 0; i < m; i++) {
+			int wave2 = pass >= 2;
+			int ok = pass & 1;
+			OUT_LIT(o, "{:type ");
+			if (ok) OUT_LIT(o, ":ok"); else OUT_LIT(o, ":invoke");
+			OUT_LIT(o, ", :f :txn, :value [[");
+			if (!wave2) { OUT_LIT(o, ":append "); out_int(o, i); OUT_LIT(o, " 1"); }
+			else {
+				OUT_LIT(o, ":r "); out_int(o, i % w1);
+				if (ok) OUT_LIT(o, " [1]"); else OUT_LIT(o, " nil");
+			}
+			OUT_LIT(o, "]], :process ");
+			out_int(o, wave2 ? w1 + i : i);
+			OUT_LIT(o, ", :time ");
+			out_int(o, t++);
+			OUT_LIT(o, ", :index ");
+			out_int(o, index++);
+			OUT_LIT(o, "}\n");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	int two_waves = 0;
+
 	for (int i = 1; i < argc; i++) {
 		char *arg = argv[i], *val = NULL;
 		char name[64];
@@ -1022,7 +1066,7 @@ int main(int argc, char **argv)
 		static const char *known[] = {
 			"--workload", "--txns", "--processes", "--keys", "--distribution", "--ops-min", "--ops-max",
 			"--read-ratio", "--max-writes-per-key", "--fail-ratio", "--info-ratio", "--seed", "--format",
-			"--history-id", "--output", "--inject", "--inject-every", "--wal", NULL };
+			"--history-id", "--output", "--inject", "--inject-every", "--wal", "--shape", NULL };
 		int ok = 0;
 		for (int k = 0; known[k]; k++) if (!strcmp(name, known[k])) ok = 1;
 		if (!ok) bad("unknown option '%s'", name);
@@ -1061,7 +1105,14 @@ int main(int argc, char **argv)
 		else if (!strcmp(name, "--inject")) inject_arg = val;
 		else if (!strcmp(name, "--inject-every")) inject_every = parse_int(name, val, 1);
 		else if (!strcmp(name, "--wal")) wal_path = val;
+		else if (!strcmp(name, "--shape")) {
+			if (!strcmp(val, "steady")) two_waves = 0;
+			else if (!strcmp(val, "two-waves")) two_waves = 1;
+			else bad("--shape: expected steady or two-waves, got '%s'", val);
+		}
 	}
+	if (two_waves && (fmt_csv || inject_arg || wal_path || wl != WL_LIST))
+		bad("--shape two-waves writes list-append EDN only (no --format csv, --inject, --wal)");
 	if (ops_min > ops_max) bad("--ops-min (%" PRId64 ") > --ops-max (%" PRId64 ")", ops_min, ops_max);
 	if (ops_max > 1000000) bad("--ops-max too large");
 	if (n_procs > 1000000) bad("--processes too large");
@@ -1101,7 +1152,10 @@ int main(int argc, char **argv)
 	if (fmt_csv)
 		OUT_LIT(&out, "history_id,txn_id,process,status,invoke_time,complete_time,pos,op,key,value,read_value,read_list\n");
 
-	simulate();
+	if (two_waves)
+		emit_two_waves(&out, n_txns);
+	else
+		simulate();
 
 	out_flush(&out);
 	if (fflush(f) || (f != stdout && fclose(f))) die("write error on %s", out.name);

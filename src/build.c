@@ -43,6 +43,13 @@ iso_backend_tick(void)
 }
 
 void
+iso_backend_check_memory(void)
+{
+	if (limited_cxt != NULL)
+		iso_check_memory(limited_cxt);
+}
+
+void
 iso_check_memory(MemoryContext cxt)
 {
 	Size		used;
@@ -98,6 +105,9 @@ build_infer(IsoBuild *build)
 				 errhint("%s", err.hint),
 				 build->history_id != 0 ?
 				 errcontext("history %lld", (long long) build->history_id) : 0));
+	/* times nobody has order nothing, whatever their origin */
+	if (build->inf.realtime.n_timed == 0)
+		build->time_source = ISO_TIME_NONE;
 	iso_check_memory(build->cxt);
 }
 
@@ -125,6 +135,7 @@ iso_build_try_open(IsoBuild *build, int64 history_id)
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,
 											  &build->log, build->cxt);
+	build->time_source = iso_history_time_source(history_id);
 	iso_snapshot_pop();
 	build_infer(build);
 	return true;
@@ -149,7 +160,8 @@ iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected)
 {
 	memset(build, 0, sizeof(*build));
 	build_begin(build);
-	build->history = *iso_history_from_edn(edn, expected, build->cxt);
+	build->history = *iso_history_from_edn(edn, expected, build->cxt,
+										   &build->time_source);
 	build->workload = build->history.workload;
 	build_infer(build);
 }

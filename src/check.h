@@ -26,6 +26,7 @@ typedef struct IsoBuild
 	IsoHistory	history;
 	IsoVersionLog log;
 	IsoInference inf;
+	IsoTimeSource time_source;	/* of the rt edges; NONE if no vertex has times */
 } IsoBuild;
 
 /* history_read.c */
@@ -50,6 +51,16 @@ extern void iso_build_close(IsoBuild *build);
 extern void iso_check_memory(MemoryContext cxt);
 extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);
 extern List *iso_all_history_ids(void);
+
+/*
+ * Whether an edge of the built graph is shown in edge listings: not when it
+ * touches a time point (realtime.h), an internal vertex with no transaction.
+ */
+static inline bool
+iso_edge_is_listed(const IsoBuild *build, const IsoEdge *e)
+{
+	return e->from < build->inf.n_vertices && e->to < build->inf.n_vertices;
+}
 
 /* graph_sql.c */
 extern void iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,

@@ -94,14 +94,20 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 	int64	   *txns = palloc(sizeof(int64) * Max(c->length, 1));
 	char	  **types = palloc(sizeof(char *) * Max(c->length, 1));
 	char	  **keys = palloc(sizeof(char *) * Max(c->length, 1));
+	IsoEdge    *cycle = palloc(sizeof(IsoEdge) * Max(c->length, 1));
+	uint32		length;
 	StringInfoData buf;
 	uint32		i;
 
+	/* time points stay internal: rt hops through them become T -> S */
+	length = iso_rt_collapse_cycle(g, build->inf.n_vertices, c->edges, c->length, cycle);
+	if (length == 0)
+		elog(ERROR, "witness cycle without a transaction");
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "%s: ", cycle_anomaly_name(c));
-	for (i = 0; i < c->length; i++)
+	for (i = 0; i < length; i++)
 	{
-		const IsoEdge *e = &g->edges[c->edges[i]];
+		const IsoEdge *e = &cycle[i];
 
 		txns[i] = iso_vertex_txn_id(build, e->from);
 		types[i] = (char *) iso_edge_type_name(e->type);
@@ -118,9 +124,9 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 	values[1] = CStringGetTextDatum(build->name);
 	values[2] = CStringGetTextDatum(iso_level_name(level));
 	values[3] = CStringGetTextDatum(cycle_anomaly_name(c));
-	values[4] = int8_array(txns, c->length);
-	values[5] = text_array(types, c->length);
-	values[6] = text_array(keys, c->length);
+	values[4] = int8_array(txns, length);
+	values[5] = text_array(types, length);
+	values[6] = text_array(keys, length);
 	values[7] = CStringGetTextDatum(buf.data);
 	values[8] = values[4];
 	tuplestore_putvalues(store, desc, values, nulls);
@@ -286,17 +292,44 @@ level_implies(IsoLevel a, IsoLevel b)
 	return (weaker[a] & (1 << b)) != 0;
 }
 
+/*
+ * Where strict-serializable's real-time order came from (docs/semantics.md,
+ * "so and rt"), so that a pass without real time is not mistaken for one.
+ */
+static char *
+realtime_note(const IsoBuild *build)
+{
+	const IsoRealtimeInfo *rt = &build->inf.realtime;
+	const char *dense = rt->dense ?
+		"; dense: checked through time points, not listed as rt edges" : "";
+	char	   *untimed = "";
+
+	if (build->time_source == ISO_TIME_NONE)
+		return pstrdup("no real-time order (no transaction has times): same as strong-session-serializable");
+	if (rt->n_timed < build->inf.n_vertices)
+		untimed = psprintf("; %u transaction(s) without times take no part",
+						   build->inf.n_vertices - rt->n_timed);
+	if (build->time_source == ISO_TIME_RECORD_ORDER)
+		return psprintf("real-time order from the order of records in the file (no :time)%s%s",
+						untimed, dense);
+	return psprintf("real-time order from invoke and complete times%s%s", untimed, dense);
+}
+
 /* A note on what the verdicts cannot see, or NULL. */
 static char *
 evidence_note(const IsoBuild *build, IsoLevel level)
 {
+	char	   *note = NULL;
+
 	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
-		return psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
+		note = psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
 						build->inf.unknown_order_keys);
-	if (build->inf.unknown_order_keys > 0)
-		return psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
+	else if (build->inf.unknown_order_keys > 0)
+		note = psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
 						build->inf.unknown_order_keys);
-	return NULL;
+	if (level == ISO_LEVEL_STRICT_SER)
+		note = note ? psprintf("%s; %s", note, realtime_note(build)) : realtime_note(build);
+	return note;
 }
 
 /* Check every level of a built graph; one row per level into rsinfo. */
@@ -396,6 +429,60 @@ append_dot_label(StringInfo out, const char *s)
 	}
 }
 
+static const char *const dot_colors[ISO_EDGE_NTYPES] = {
+	"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"
+};
+
+static void
+append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge)
+{
+	char	   *key = iso_key_text(build, edge->key);
+
+	appendStringInfo(out, "  T%lld -> T%lld [label=\"%s",
+					 (long long) iso_vertex_txn_id(build, edge->from),
+					 (long long) iso_vertex_txn_id(build, edge->to),
+					 iso_edge_type_name(edge->type));
+	if (key)
+	{
+		appendStringInfoChar(out, ' ');
+		append_dot_label(out, key);
+	}
+	appendStringInfo(out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
+					 dot_colors[edge->type], dot_colors[edge->type],
+					 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+}
+
+/*
+ * A dense real-time order lives in the graph through time points, which a
+ * picture must not show: draw the transitive reduction of rt among the
+ * drawn transactions instead, unless that is dense too.
+ */
+static void
+append_dot_dense_realtime(StringInfo out, const IsoBuild *build, const uint32 *wanted)
+{
+	uint32	   *subset = palloc(sizeof(uint32) * Max(build->inf.n_vertices, 1));
+	uint32		n = 0;
+	uint32		v;
+	uint64		i;
+	IsoEdgeBuf	buf;
+	IsoRealtimeInfo info;
+
+	for (v = 0; v < build->inf.n_vertices; v++)
+		if (wanted[v])
+			subset[n++] = v;
+	iso_edgebuf_init(&buf, 64);
+	iso_realtime_edges(&build->history, build->inf.vertex_txn, subset, n,
+					   ISO_RT_LIMIT(n), build->inf.n_vertices, false, &buf, &info);
+	if (info.dense)
+		appendStringInfo(out, "  // real-time order among these %u transactions not drawn: "
+						 "its transitive reduction has %llu edges\n",
+						 n, (unsigned long long) info.n_reduction);
+	for (i = 0; i < buf.n; i++)
+		append_dot_edge(out, build, &buf.edges[i]);
+	pfree(buf.edges);
+	pfree(subset);
+}
+
 /*
  * iso_dot(history_id bigint, txns bigint[]) returns text
  */
@@ -414,9 +501,6 @@ iso_dot(PG_FUNCTION_ARGS)
 	StringInfoData out;
 	uint32		v;
 	int			i;
-	static const char *const colors[ISO_EDGE_NTYPES] = {
-		"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"
-	};
 
 	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
 	iso_build_open(&build, history_id);
@@ -479,25 +563,13 @@ iso_dot(PG_FUNCTION_ARGS)
 		for (e = build.inf.graph.out_start[v]; e < build.inf.graph.out_start[v + 1]; e++)
 		{
 			const IsoEdge *edge = &build.inf.graph.edges[e];
-			char	   *key;
 
-			if (!wanted[edge->to])
-				continue;
-			key = iso_key_text(&build, edge->key);
-			appendStringInfo(&out, "  T%lld -> T%lld [label=\"%s",
-							 (long long) iso_vertex_txn_id(&build, edge->from),
-							 (long long) iso_vertex_txn_id(&build, edge->to),
-							 iso_edge_type_name(edge->type));
-			if (key)
-			{
-				appendStringInfoChar(&out, ' ');
-				append_dot_label(&out, key);
-			}
-			appendStringInfo(&out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
-							 colors[edge->type], colors[edge->type],
-							 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+			if (iso_edge_is_listed(&build, edge) && wanted[edge->to])
+				append_dot_edge(&out, &build, edge);
 		}
 	}
+	if (build.inf.realtime.dense)
+		append_dot_dense_realtime(&out, &build, wanted);
 	appendStringInfoString(&out, "}\n");
 	iso_build_close(&build);
 	PG_RETURN_TEXT_P(cstring_to_text(out.data));

@@ -554,6 +554,9 @@ typedef struct Parser
 	int64		wl_record;
 	int64		wl_line;
 
+	IsoTimeSource time_mode;	/* decided by the first transaction record */
+	bool		any_timed;		/* a transaction got an invocation time */
+
 	EdnStats   *stats;
 	EdnTxnCallback callback;
 	void	   *arg;
@@ -2133,6 +2136,8 @@ emit_txn(Parser *P, EdnTxn *txn, const TxnSrc *src)
 {
 	int32		i;
 
+	if (txn->has_invoke_time)
+		P->any_timed = true;
 	if (src->n_ops > P->cap_out)
 		P->out = grow_array(P->out, sizeof(EdnOp), &P->cap_out, (size_t) src->n_ops);
 	for (i = 0; i < src->n_ops; i++)
@@ -2430,6 +2435,19 @@ finish_record(Parser *P)
 		set_hint(P->err, "Add :type, for example {:type :ok, :value [[:r 1 nil]]}.");
 		return false;
 	}
+	/*
+	 * Real time (docs/semantics.md, "so and rt"): Jepsen writes :time on
+	 * every record; without it the file's record order is the time, as in
+	 * Elle.  The first transaction record decides for the whole file, so
+	 * that one clock orders everything (a streaming load cannot look ahead).
+	 */
+	if (P->time_mode == ISO_TIME_NONE)
+		P->time_mode = r->has_time ? ISO_TIME_VALUES : ISO_TIME_RECORD_ORDER;
+	if (P->time_mode == ISO_TIME_RECORD_ORDER)
+	{
+		r->has_time = true;
+		r->time = r->pos;
+	}
 	slot = proc_slot(P, r->has_process, r->process);
 	if (r->type == REC_INVOKE)
 	{
@@ -2475,6 +2493,8 @@ finish_record(Parser *P)
 			txn.invoke_time = pd->time;
 			txn.has_invoke_time = pd->has_time;
 		}
+		else if (P->time_mode == ISO_TIME_RECORD_ORDER)
+			txn.has_complete_time = false;	/* no invocation: no part in rt */
 		if (r->has_value || pd == NULL)
 		{
 			src.ops = P->ops;
@@ -2707,6 +2727,7 @@ edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 
 	ok = parse_all(&P);
 	stats->workload = P.workload;
+	stats->time_source = P.any_timed ? P.time_mode : ISO_TIME_NONE;
 	if (!ok && P.stopped)
 		memset(err, 0, sizeof(*err));
 	parser_free(&P);

@@ -54,7 +54,7 @@ typedef struct EdnTxn
 {
 	int64		txn_id;			/* completion's :index, else its 0-based record position */
 	int64		process;
-	int64		invoke_time;
+	int64		invoke_time;	/* :time, or a record position (time_source) */
 	int64		complete_time;
 	bool		has_process;
 	bool		has_invoke_time;
@@ -76,6 +76,10 @@ typedef struct EdnStats
 	int64		info;
 	int64		events;			/* micro-operations */
 	IsoWorkload workload;		/* what the history turned out to be */
+	IsoTimeSource time_source;	/* what the transactions' times are: the
+								 * records' :time, or (when the first
+								 * transaction record has no :time) their
+								 * positions; NONE if no transaction has one */
 } EdnStats;
 
 /* Called for every transaction; return false to stop (err is then unset). */

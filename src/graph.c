@@ -71,6 +71,8 @@ iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
 			buf->edges = (IsoEdge *) iso_realloc(buf->edges, edge_bytes(newcap));
 		}
 		buf->cap = newcap;
+		/* the edge array is what grows with the history: check each doubling */
+		ISO_CHECK_MEMORY();
 	}
 	e = &buf->edges[buf->n++];
 	e->from = from;

@@ -61,10 +61,12 @@ iso_build_graph(PG_FUNCTION_ARGS)
 	iso_build_open(&build, history_id);
 	for (i = 0; i < build.inf.graph.n_edges; i++)
 	{
-		edge_row(&build, &build.inf.graph.edges[i], values, nulls);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (!iso_edge_is_listed(&build, &build.inf.graph.edges[i]))
+			continue;
+		edge_row(&build, &build.inf.graph.edges[i], values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	iso_build_close(&build);
 	return (Datum) 0;
@@ -106,14 +108,17 @@ iso_materialize_graph(PG_FUNCTION_ARGS)
 	iso_writer_open(&writer, ISO_TABLE_EDGE);
 	for (i = 0; i < build.inf.graph.n_edges; i++)
 	{
-		MemoryContext old = MemoryContextSwitchTo(row_cxt);
+		MemoryContext old;
 
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!iso_edge_is_listed(&build, &build.inf.graph.edges[i]))
+			continue;
+		old = MemoryContextSwitchTo(row_cxt);
 		edge_row(&build, &build.inf.graph.edges[i], values, nulls);
 		iso_writer_put(&writer, values, nulls);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(row_cxt);
-		if ((i & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
 	}
 	iso_writer_close(&writer);
 	MemoryContextDelete(row_cxt);
@@ -155,7 +160,9 @@ iso_graph_stats(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum(counts[ISO_EDGE_WR]);
 	values[i++] = Int64GetDatum(counts[ISO_EDGE_RW]);
 	values[i++] = Int64GetDatum(counts[ISO_EDGE_SO]);
-	values[i++] = Int64GetDatum(counts[ISO_EDGE_RT]);
+	/* a dense real-time order is not listed (it goes through time points) */
+	nulls[i] = build.inf.realtime.dense;
+	values[i++] = Int64GetDatum(build.inf.realtime.dense ? 0 : counts[ISO_EDGE_RT]);
 	values[i++] = Int64GetDatum(edges);
 	values[i++] = Float8GetDatum(build.inf.n_vertices ? (double) edges / build.inf.n_vertices : 0.0);
 	values[i++] = Int64GetDatum(sccs);

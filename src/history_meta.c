@@ -53,24 +53,31 @@ iso_history_create(const char *name, const char *workload, const char *source)
 	return history_id;
 }
 
-/* Record what loading found out: the workload and the skipped records. */
+/*
+ * Record what loading found out: the workload, the skipped records and
+ * where the times of the events come from (metadata->>'realtime').
+ */
 void
-iso_history_finish_load(int64 history_id, const char *workload, int64 skipped)
+iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
+						IsoTimeSource time_source)
 {
-	Oid			argtypes[3] = {INT8OID, TEXTOID, INT8OID};
-	Datum		args[3];
+	Oid			argtypes[4] = {INT8OID, TEXTOID, INT8OID, TEXTOID};
+	Datum		args[4];
 	char	   *sql;
 	int			ret;
 
 	args[0] = Int64GetDatum(history_id);
 	args[1] = CStringGetTextDatum(workload);
 	args[2] = Int64GetDatum(skipped);
+	args[3] = CStringGetTextDatum(iso_time_source_name(time_source));
 
 	SPI_connect();
-	sql = psprintf("UPDATE %s SET workload = $2, skipped = $3 "
+	sql = psprintf("UPDATE %s SET workload = $2, skipped = $3, "
+				   "metadata = metadata OPERATOR(pg_catalog.||) "
+				   "pg_catalog.jsonb_build_object('realtime', $4) "
 				   "WHERE history_id OPERATOR(pg_catalog.=) $1",
 				   iso_qualified_table_name(ISO_TABLE_HISTORY));
-	ret = SPI_execute_with_args(sql, 3, argtypes, args, NULL, false, 0);
+	ret = SPI_execute_with_args(sql, 4, argtypes, args, NULL, false, 0);
 	if (ret != SPI_OK_UPDATE)
 		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
 	SPI_finish();
@@ -186,4 +193,37 @@ iso_history_lock_rev(int64 history_id)
 	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
 	return rev;
+}
+
+/*
+ * Where the invoke/complete times of a stored history come from: "record
+ * order" when iso_load_jepsen made them of record positions (metadata), else
+ * time values (EDN :time, or the columns a COPY filled in).  Whether any
+ * transaction has them is the graph builder's business (NONE then).
+ */
+IsoTimeSource
+iso_history_time_source(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	IsoTimeSource source = ISO_TIME_VALUES;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT metadata OPERATOR(pg_catalog.->>) 'realtime' FROM %s "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v != NULL && strcmp(v, iso_time_source_name(ISO_TIME_RECORD_ORDER)) == 0)
+			source = ISO_TIME_RECORD_ORDER;
+	}
+	SPI_finish();
+	return source;
 }

@@ -11,6 +11,7 @@
 #include "port.h"
 
 #include "infer.h"
+#include "realtime.h"
 
 /* Flags per op, computed once (step 1). */
 #define OP_EXTERNAL_READ	0x01	/* first access of the key in its txn */
@@ -1538,6 +1539,8 @@ add_session_edges(Builder *b)
 
 	for (v = 0; v < nv; v++)
 	{
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
 		if (!h->txns[out->vertex_txn[v]].has_process)
 			continue;
 		if (n > 0 && h->txns[out->vertex_txn[vs[n - 1]]].txn_id >
@@ -1551,9 +1554,13 @@ add_session_edges(Builder *b)
 		sort_vertex_txn = out->vertex_txn;
 		qsort(vs, n, sizeof(uint32), cmp_vertex_session);
 		for (v = 0; v + 1 < n; v++)
+		{
+			if ((v & 0xffff) == 0)
+				ISO_CHECK_INTERRUPTS();
 			if (h->txns[out->vertex_txn[vs[v]]].process ==
 				h->txns[out->vertex_txn[vs[v + 1]]].process)
 				add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		}
 		iso_free(vs);
 		return;
 	}
@@ -1566,6 +1573,8 @@ add_session_edges(Builder *b)
 		int64		p = h->txns[out->vertex_txn[vs[v]]].process;
 		uint32		i = (uint32) (mix64((uint64) p) & (nslots - 1));
 
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
 		while (slots[i].last != 0 && slots[i].process != p)
 			i = (i + 1) & (nslots - 1);
 		if (slots[i].last != 0)
@@ -1577,166 +1586,18 @@ add_session_edges(Builder *b)
 	iso_free(vs);
 }
 
-/* A real-time event: a vertex's invocation or completion. */
-typedef struct TimeEvent
-{
-	int64		time;
-	uint32		vertex;
-	uint8		is_completion;	/* at equal times invocations come first */
-} TimeEvent;
-
-static int
-cmp_time_event(const void *a, const void *b)
-{
-	const TimeEvent *x = a;
-	const TimeEvent *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->is_completion != y->is_completion)
-		return x->is_completion ? 1 : -1;
-	return x->vertex < y->vertex ? -1 : (x->vertex > y->vertex);
-}
-
-/*
- * The invocations and completions of the vertices, in time order (at equal
- * times invocations first).  Completions usually come in vertex order
- * already (Jepsen numbers transactions by completion), so the two kinds are
- * sorted apart and merged: one sort of V events instead of 2V.
- */
-static uint32
-collect_time_events(const IsoHistory *h, const IsoInference *out, TimeEvent *ev)
-{
-	uint32		nv = out->n_vertices;
-	TimeEvent  *inv = iso_alloc(sizeof(TimeEvent) * Max(nv, 1));
-	TimeEvent  *comp = iso_alloc(sizeof(TimeEvent) * Max(nv, 1));
-	uint32		ni = 0,
-				nc = 0,
-				i = 0,
-				c = 0,
-				n = 0;
-	bool		comp_sorted = true;
-	uint32		v;
-
-	for (v = 0; v < nv; v++)
-	{
-		const IsoTxn *t = &h->txns[out->vertex_txn[v]];
-
-		if (t->invoke_time == ISO_NO_TIME)
-			continue;
-		inv[ni].time = t->invoke_time;
-		inv[ni].vertex = v;
-		inv[ni].is_completion = 0;
-		ni++;
-		/* info transactions may have committed at any later time */
-		if (t->status == ISO_STATUS_OK && t->complete_time != ISO_NO_TIME)
-		{
-			comp[nc].time = t->complete_time;
-			comp[nc].vertex = v;
-			comp[nc].is_completion = 1;
-			if (nc > 0 && cmp_time_event(&comp[nc - 1], &comp[nc]) > 0)
-				comp_sorted = false;
-			nc++;
-		}
-	}
-	qsort(inv, ni, sizeof(TimeEvent), cmp_time_event);
-	if (!comp_sorted)
-		qsort(comp, nc, sizeof(TimeEvent), cmp_time_event);
-	while (i < ni || c < nc)
-	{
-		if (c == nc || (i < ni && cmp_time_event(&inv[i], &comp[c]) <= 0))
-			ev[n++] = inv[i++];
-		else
-			ev[n++] = comp[c++];
-	}
-	iso_free(inv);
-	iso_free(comp);
-	return n;
-}
-
 /*
  * rt: T1 -> T2 when T1 completed before T2 was invoked, as a transitive
- * reduction.  Sweeping events in time order, the frontier holds completed
- * transactions not yet followed by a completed successor; an invocation
- * links from the whole frontier, and a completion removes its own
- * predecessors from it (they reach later transactions through it).
+ * reduction when that is small, else through time points (realtime.c).
  */
 static void
 add_realtime_edges(Builder *b)
 {
-	const IsoHistory *h = b->h;
 	IsoInference *out = b->out;
-	uint32		nv = out->n_vertices;
-	TimeEvent  *ev = iso_alloc(sizeof(TimeEvent) * Max(2 * nv, 1));
-	uint32	   *next = iso_alloc(sizeof(uint32) * (nv + 1));	/* frontier list */
-	uint32	   *prev = iso_alloc(sizeof(uint32) * (nv + 1));
-	bool	   *in_frontier = iso_alloc0(sizeof(bool) * Max(nv, 1));
-	uint64	   *pred_start = iso_alloc0(sizeof(uint64) * (nv + 1));
-	uint64	   *pred_end = iso_alloc0(sizeof(uint64) * (nv + 1));
-	uint32	   *preds = NULL;
-	uint64		n_preds = 0,
-				cap_preds = 0;
-	uint32		head = nv;		/* sentinel */
-	uint32		n = 0;
-	uint32		i;
 
-	n = collect_time_events(h, out, ev);
-
-	next[head] = prev[head] = head;
-	for (i = 0; i < n; i++)
-	{
-		uint32		v = ev[i].vertex;
-
-		if ((i & 0xffff) == 0)
-			ISO_CHECK_INTERRUPTS();
-		if (!ev[i].is_completion)
-		{
-			uint32		f;
-
-			pred_start[v] = n_preds;
-			for (f = next[head]; f != head; f = next[f])
-			{
-				if (n_preds == cap_preds)
-				{
-					cap_preds = cap_preds ? cap_preds * 2 : 1024;
-					preds = preds ? iso_realloc(preds, sizeof(uint32) * cap_preds) :
-						iso_alloc(sizeof(uint32) * cap_preds);
-				}
-				preds[n_preds++] = f;
-				add_edge(b, f, v, ISO_EDGE_RT, ISO_NO_KEY, ISO_NONE, ISO_NONE);
-			}
-			pred_end[v] = n_preds;
-		}
-		else
-		{
-			uint64		p;
-
-			for (p = pred_start[v]; p < pred_end[v]; p++)
-			{
-				uint32		f = preds[p];
-
-				if (!in_frontier[f])
-					continue;
-				next[prev[f]] = next[f];
-				prev[next[f]] = prev[f];
-				in_frontier[f] = false;
-			}
-			/* append v */
-			prev[v] = prev[head];
-			next[v] = head;
-			next[prev[head]] = v;
-			prev[head] = v;
-			in_frontier[v] = true;
-		}
-	}
-	iso_free(ev);
-	iso_free(next);
-	iso_free(prev);
-	iso_free(in_frontier);
-	iso_free(pred_start);
-	iso_free(pred_end);
-	if (preds)
-		iso_free(preds);
+	iso_realtime_edges(b->h, out->vertex_txn, NULL, out->n_vertices,
+					   ISO_RT_LIMIT(out->n_vertices),
+					   out->n_vertices, true, &b->edges, &out->realtime);
 }
 
 /* ---------------------------------------------------------------------
@@ -1789,6 +1650,6 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	iso_free(b.value_pos);
 	iso_free(b.dup_stamp);
 
-	iso_graph_finish(&out->graph, out->n_vertices, &b.edges);
+	iso_graph_finish(&out->graph, out->n_vertices + out->realtime.n_points, &b.edges);
 	return true;
 }

@@ -9,6 +9,7 @@
 #include "edn.h"
 #include "graph.h"
 #include "history.h"
+#include "realtime.h"
 
 typedef enum IsoAnomalyKind
 {
@@ -60,7 +61,9 @@ typedef struct IsoInference
 	uint32		n_vertices;
 	uint32	   *vertex_txn;		/* vertex -> txn index */
 	uint32	   *txn_vertex;		/* txn index -> vertex or ISO_NONE */
-	IsoGraph	graph;
+	IsoGraph	graph;			/* vertices: n_vertices transactions, then
+								 * realtime.n_points time points */
+	IsoRealtimeInfo realtime;	/* how rt is represented (realtime.h) */
 	IsoAnomaly *anomalies;
 	uint32		n_anomalies;
 	uint32		cap_anomalies;

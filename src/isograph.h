@@ -83,7 +83,9 @@ extern void iso_report_parse_error(const IsoParseError *err, const char *what) p
 
 /* History rows (history_meta.c). */
 extern int64 iso_history_create(const char *name, const char *workload, const char *source);
-extern void iso_history_finish_load(int64 history_id, const char *workload, int64 skipped);
+extern void iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
+									IsoTimeSource time_source);
+extern IsoTimeSource iso_history_time_source(int64 history_id);
 extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload);
 extern void iso_history_lock(int64 history_id, bool exclusive);
 extern int64 iso_history_lock_rev(int64 history_id);
@@ -98,7 +100,8 @@ extern void iso_snapshot_pop(void);
 typedef struct EdnHistory EdnHistory;
 struct IsoHistory;
 extern struct IsoHistory *iso_history_from_edn(text *edn, IsoWorkload expected,
-												MemoryContext cxt);
+												MemoryContext cxt,
+												IsoTimeSource *time_source);
 extern IsoWorkload iso_workload_from_text(text *t);
 
 #endif							/* ISOGRAPH_H */

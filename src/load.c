@@ -349,7 +349,8 @@ memory_txn_callback(const EdnTxn *txn, void *arg)
  * a check that stores nothing.  Errors as iso_load_jepsen's.
  */
 IsoHistory *
-iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt)
+iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
+					 IsoTimeSource *time_source)
 {
 	EdnHistory *eh = edn_history_begin(cxt);
 	EdnStats	stats;
@@ -364,6 +365,7 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt)
 				 errmsg("cannot tell the workload of the history"),
 				 errdetail("The history has no writes and no reads that return a value."),
 				 errhint("Pass the workload explicitly, e.g. iso_levels_jepsen(edn, 'rw-register').")));
+	*time_source = stats.time_source;
 	return edn_history_finish(eh, stats.workload);
 }
 
@@ -418,7 +420,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 				 errhint("Pass the workload explicitly, e.g. iso_load_jepsen(name, edn, 'rw-register').")));
 
 	iso_history_finish_load(state.history_id, iso_workload_name(stats.workload),
-							stats.skipped);
+							stats.skipped, stats.time_source);
 	save_load_image(&state, stats.workload);
 	PG_RETURN_INT64(state.history_id);
 }

@@ -48,3 +48,19 @@ iso_workload_name(IsoWorkload workload)
 	}
 	return "unknown";
 }
+
+/* The names iso_history.metadata->>'realtime' uses. */
+const char *
+iso_time_source_name(IsoTimeSource source)
+{
+	switch (source)
+	{
+		case ISO_TIME_VALUES:
+			return "time values";
+		case ISO_TIME_RECORD_ORDER:
+			return "record order";
+		case ISO_TIME_NONE:
+			break;
+	}
+	return "none";
+}

@@ -23,6 +23,9 @@
 /* CHECK_FOR_INTERRUPTS, plus the isograph.max_memory check (build.c) */
 extern void iso_backend_tick(void);
 #define ISO_CHECK_INTERRUPTS()	iso_backend_tick()
+/* the isograph.max_memory check alone, every time: after a big allocation */
+extern void iso_backend_check_memory(void);
+#define ISO_CHECK_MEMORY()		iso_backend_check_memory()
 
 #else							/* ISOGRAPH_STANDALONE */
 
@@ -53,6 +56,7 @@ void	   *iso_alloc0(size_t size);
 void	   *iso_realloc(void *ptr, size_t size);
 #define iso_free(p)				free(p)
 #define ISO_CHECK_INTERRUPTS()	((void) 0)
+#define ISO_CHECK_MEMORY()		((void) 0)
 #define Min(x, y)				((x) < (y) ? (x) : (y))
 #define Max(x, y)				((x) > (y) ? (x) : (y))
 
@@ -87,7 +91,20 @@ typedef enum IsoWorkload
 	ISO_WORKLOAD_RW_REGISTER = 2
 } IsoWorkload;
 
+/*
+ * Where a history's real-time order comes from (docs/semantics.md, "so and
+ * rt"): the invoke/complete times it carries (EDN :time, COPY columns), the
+ * order of the records in its EDN file, or nowhere.
+ */
+typedef enum IsoTimeSource
+{
+	ISO_TIME_NONE = 0,
+	ISO_TIME_VALUES = 1,
+	ISO_TIME_RECORD_ORDER = 2
+} IsoTimeSource;
+
 extern const char *iso_status_name(IsoStatus status);
+extern const char *iso_time_source_name(IsoTimeSource source);
 extern const char *iso_op_name(IsoOpKind op);
 extern const char *iso_workload_name(IsoWorkload workload);
 

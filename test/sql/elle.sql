@@ -786,63 +786,16 @@ INSERT INTO elle_skipped VALUES
 	('core_test/monotonic+process-test', 'the monotonic-key analyzer combined with process order'),
 	('core_test/stackoverflow-test, collapse-graph-test-perf', 'performance / stack depth of Elle''s graph code');
 
--- Why a case differs. Keyed by case name; edit freely. Tagged reasons are
--- list-append inference changes under way, expected to resolve the case:
--- [nil-read] nil reads of :ok transactions read as the empty list;
--- [cycle-names] no witness cycle named lost-update; [order-behind-anomaly]
--- keys with incompatible-order / duplicate-elements still get edges;
--- [rt-order] real-time order from record order when :time is absent.
--- Untagged reasons are differences that remain.
+-- Why a case differs, for every case that does: keyed by case name, one
+-- line each (the README counts them by cause).
 CREATE TEMP TABLE elle_reason (name text PRIMARY KEY, reason text NOT NULL);
 INSERT INTO elle_reason VALUES
-	('la graph read empty, append, read',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la graph G2',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la graph single appends without reads',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la graph multiple appends without reads',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la graph G2 check',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la graph duplicate appends',
 	 'the second record has :process nil: Elle''s test calls its graph analyzer directly; isograph skips records whose :process is not an integer (as Elle''s checker does, through h/client-ops), so no duplicate append remains'),
-	('la internal-cases FaunaDB example',
-	 '[nil-read] the read [:r 0 nil] after the transaction''s own append of 6 is ignored; read as [] it is internal'),
-	('la checker G1b {:consistency-models [:strict-serializable]}',
-	 '[cycle-names] isograph names the one-key cycle T2 -rw-> T1 -wr-> T2 lost-update; Elle: G-single-item'),
-	('la checker G1b {:anomalies [:G2]}',
-	 '[cycle-names] isograph names the one-key cycle T2 -rw-> T1 -wr-> T2 lost-update; Elle: G-single-item'),
-	('la checker G-single {:anomalies [:G2]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker G-single {:anomalies [:G-single]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker G2 {:consistency-models [:repeatable-read]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker G2 {:consistency-models [:serializable]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker G2 {:anomalies [:G2]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker Strong SI violation {:consistency-models [:strict-serializable]}',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('la checker G-nonadjacent-process {:consistency-models [:strong-session-snapshot-isolation]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la checker contradictory read orders {:anomalies [:G1]}',
-	 '[order-behind-anomaly] key x has incompatible-order, so isograph gives it no edges and misses the G1c behind it'),
-	('la checker duplicated elements {:consistency-models [:read-committed]}',
-	 '[order-behind-anomaly] key x has duplicate-elements, so isograph gives it no edges and misses the G1c behind it'),
-	('la repeatable-read {:consistency-models [:repeatable-read]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('la G-nonadjacent {}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edges, and then also a G-single-process (T4 reads x nil after T1, on its process, appended 1) that Elle''s explainer names by its data edges, as in la lost-update {}'),
+	 'isograph also reports G-single-process: T4 reads x = nil after T1, on its process, appended 1. Elle''s search finds that cycle too, but its explainer names it by its data edges and drops it, as in la lost-update {}'),
 	('la lost-update {}',
 	 'isograph also reports G-single-process: T1 -so-> T2 -rw-> T1 (T2, on T1''s process, read [0] after T1 appended 1). Elle''s search finds that cycle too, but its explainer prefers the rw edge to the process or real-time edge, names the cycle G2-item and drops it (Elle''s own comment: g-single-misattribution-test)'),
-	('la intermediate-sequential-extension {:consistency-models [:snapshot-isolation :repeatable-read]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la rr-g-single-item {:consistency-models [:repeatable-read]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
-	('la rr-g-nonadjacent-item {:consistency-models [:repeatable-read]}',
-	 '[nil-read] isograph ignores nil reads of :ok transactions; read as [] they give the missing rw edge'),
 	('rw wr-graph write and read',
 	 'isograph requires unique writes and rejects the history (x = 0 written twice, SQLSTATE 23505); Elle''s wr-graph analyzer accepts it'),
 	('rw checker read of a value nobody wrote {strict-serializable, linearizable-keys}',
@@ -860,19 +813,7 @@ INSERT INTO elle_reason VALUES
 	('rw lost-update {}',
 	 'garbage-read instead of lost-update: both transactions read x = 0, which nobody wrote; isograph''s lost-update needs a version both read'),
 	('rw checker G2-item {read-committed, linearizable-keys}',
-	 'garbage-read: x = 1 and y = 1 are read but never written (Elle''s test reads them as initial values)'),
-	('core realtime-graph two sequential ops',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('core realtime-graph three ops in a row',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('core realtime-graph one followed by two concurrent',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('core realtime-graph two concurrent followed by one',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('core realtime-graph two concurrent followed by two concurrent',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order'),
-	('core realtime-graph complex',
-	 '[rt-order] the history has no :time, so isograph has no real-time edges; Elle takes real-time order from record order');
+	 'garbage-read: x = 1 and y = 1 are read but never written (Elle''s test reads them as initial values)');
 
 ------------------------------------------------------------------------
 -- Run isograph on every case

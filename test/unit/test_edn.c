@@ -173,6 +173,51 @@ check_parse(const char *desc, const char *text, IsoWorkload exp,
 	free(s.buf);
 }
 
+/* Parse and compare the rendering and the source of real time. */
+static void
+check_time_source(const char *desc, const char *text, const char *want,
+				  IsoTimeSource want_source)
+{
+	Sink		s;
+	EdnStats	st;
+	IsoParseError e;
+
+	sink_init(&s);
+	ok(parse_n(text, strlen(text), ISO_WORKLOAD_UNKNOWN, &s, &st, &e), "%s: parses", desc);
+	is_str(s.buf, want, desc);
+	ok(st.time_source == want_source, "%s: real time from %s (got %s)", desc,
+	   iso_time_source_name(want_source), iso_time_source_name(st.time_source));
+	free(s.buf);
+}
+
+/*
+ * Real time: the first transaction record decides between :time and the
+ * record order; completions without an invocation get no times then.
+ */
+static void
+test_time_source(void)
+{
+	check_time_source("record order: :time on a later record is ignored",
+					  "{:type :invoke, :process 0, :value [[:append 1 1]]}\n"
+					  "{:type :info, :f :kill, :process :nemesis}\n"
+					  "{:type :ok, :process 0, :value [[:append 1 1]], :time 50}\n"
+					  "{:type :invoke, :process 1, :value [[:r 1 nil]], :time 60}\n"
+					  "{:type :ok, :process 1, :value [[:r 1 [1]]]}\n",
+					  "2 ok p0 i0 c2 r3 l3: append 1 1 | 4 ok p1 i3 c4 r5 l5: r 1 [1]",
+					  ISO_TIME_RECORD_ORDER);
+	check_time_source(":time values: a later record without :time has none",
+					  "{:type :invoke, :process 0, :value [[:append 1 1]], :time 10}\n"
+					  "{:type :ok, :process 0, :value [[:append 1 1]], :time 20}\n"
+					  "{:type :invoke, :process 1, :value [[:r 1 nil]]}\n"
+					  "{:type :ok, :process 1, :value [[:r 1 [1]]], :time 40}\n",
+					  "1 ok p0 i10 c20 r2 l2: append 1 1 | 3 ok p1 i- c40 r4 l4: r 1 [1]",
+					  ISO_TIME_VALUES);
+	check_time_source("completions only: no real time",
+					  "{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:r 1 [1]]]}\n",
+					  "0 ok p- i- c- r1 l1: append 1 1 | 1 ok p- i- c- r2 l2: r 1 [1]",
+					  ISO_TIME_NONE);
+}
+
 static int
 has_final_period(const char *m)
 {
@@ -360,7 +405,7 @@ test_pairing(void)
 				"{:type :ok, :f :txn, :value [[:w 1 1]], :process 0}\n"
 				"{:type :ok, :f :read, :process 3, :value 12}\n"
 				"{:type :sleep, :f :txn, :process :nemesis, :value 99999999999999999999999}\n",
-				UNK, "3 ok p0 i- c- r4 l4: w 1 1", RR);
+				UNK, "3 ok p0 i1 c3 r4 l4: w 1 1", RR);
 	{
 		Sink		s;
 		EdnStats	st;
@@ -395,7 +440,7 @@ test_pairing(void)
 	check_parse("info completion with nil reads",
 				"{:type :invoke, :value [[:r 1 nil] [:append 2 1]], :process 1, :index 10}\n"
 				"{:type :info, :value [[:r 1 nil] [:append 2 1]], :process 1, :index 11}\n",
-				UNK, "11 info p1 i- c- r2 l2: r 1 nil; append 2 1", LA);
+				UNK, "11 info p1 i0 c1 r2 l2: r 1 nil; append 2 1", LA);
 	check_parse("invocation superseded by a new one becomes info",
 				"{:type :invoke, :value [[:w 1 1]], :process 1, :time 5, :index 100}\n"
 				"{:type :invoke, :value [[:w 1 2]], :process 1, :time 6}\n"
@@ -408,22 +453,22 @@ test_pairing(void)
 				"{:type :invoke, :value [[:w 4 1]], :process 3}\n"
 				"{:type :ok, :value [[:w 4 1]], :process 3}\n",
 				UNK,
-				"4 ok p3 i- c- r5 l5: w 4 1 | 0 info p7 i- c- r1 l1: w 3 1 | "
-				"41 info p2 i- c- r2 l2: w 1 1 | 2 info p- i- c- r3 l3: w 2 1", RR);
+				"4 ok p3 i3 c4 r5 l5: w 4 1 | 0 info p7 i0 c- r1 l1: w 3 1 | "
+				"41 info p2 i1 c- r2 l2: w 1 1 | 2 info p- i2 c- r3 l3: w 2 1", RR);
 	check_parse("records without :process pair among themselves",
 				"{:type :invoke, :value [[:w 1 1]]}\n{:type :ok, :value [[:w 1 1]]}\n"
 				"{:type :invoke, :value [[:r 1 nil]]}\n{:type :ok, :value [[:r 1 1]]}\n",
-				UNK, "1 ok p- i- c- r2 l2: w 1 1 | 3 ok p- i- c- r4 l4: r 1 1", RR);
+				UNK, "1 ok p- i0 c1 r2 l2: w 1 1 | 3 ok p- i2 c3 r4 l4: r 1 1", RR);
 	check_parse("same write in invoke and completion is not a duplicate",
 				"{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :fail, :value [[:append 1 1]], :process 1}\n",
-				UNK, "1 fail p1 i- c- r2 l2: append 1 1", LA);
+				UNK, "1 fail p1 i0 c1 r2 l2: append 1 1", LA);
 	check_parse("negative and large processes",
 				"{:type :invoke, :value [[:w 1 1]], :process -9223372036854775808}\n"
 				"{:type :invoke, :value [[:w 1 2]], :process 9223372036854775807}\n"
 				"{:type :ok, :value [[:w 1 1]], :process -9223372036854775808}\n"
 				"{:type :ok, :value [[:w 1 2]], :process 9223372036854775807}\n",
 				UNK,
-				"2 ok p-9223372036854775808 i- c- r3 l3: w 1 1 | 3 ok p9223372036854775807 i- c- r4 l4: w 1 2", RR);
+				"2 ok p-9223372036854775808 i0 c2 r3 l3: w 1 1 | 3 ok p9223372036854775807 i1 c3 r4 l4: w 1 2", RR);
 	/* escaped strings in a pending invocation must survive later records */
 	check_parse("pending invocation keeps unescaped strings",
 				"{:type :invoke, :value [[:w \"k\\\"1\" \"v\\u00e9\"] [:r \"q\\n\" nil]], :process 1}\n"
@@ -432,12 +477,12 @@ test_pairing(void)
 				"{:type :ok, :process 1}\n",
 				UNK,
 				"1 ok p2 i- c- r2 l2: w other\t x\\ | 2 ok p3 i- c- r3 l3: w more\" y\" | "
-				"3 ok p1 i- c- r4 l4: w k\"1 v\xc3\xa9; r q\n nil", RR);
+				"3 ok p1 i0 c3 r4 l4: w k\"1 v\xc3\xa9; r q\n nil", RR);
 	check_parse("pending list reads keep their elements",
 				"{:type :invoke, :value [[:r 1 [1 2 \"a\\\"\"]] [:append 1 3]], :process 1}\n"
 				"{:type :ok, :value [[:r 2 [9 8]]], :process 2}\n"
 				"{:type :info, :process 1}\n",
-				UNK, "1 ok p2 i- c- r2 l2: r 2 [9,8] | 2 info p1 i- c- r3 l3: r 1 [1,2,a\"]; append 1 3", LA);
+				UNK, "1 ok p2 i- c- r2 l2: r 2 [9,8] | 2 info p1 i0 c2 r3 l3: r 1 [1,2,a\"]; append 1 3", LA);
 }
 
 static void
@@ -772,7 +817,7 @@ test_fuzz_regressions(void)
 	/* UBSan: zero offset applied to a NULL blob for an invocation without ops */
 	check_parse("fuzz: invocation without :value, completion without :value",
 				"{:type :invoke, :f :txn, :valum [[:append 1 1]], :process 0}\n{:type :ok, :process 0, :index 1}",
-				UNK, "1 ok p0 i- c- r2 l2:", UNK);
+				UNK, "1 ok p0 i0 c1 r2 l2:", UNK);
 	check_err("fuzz: value ends the input after the key",
 			  "{:type :ok :value", UNK, ISO_PARSE_SYNTAX, 1, 1, "unterminated map");
 	check_err("fuzz: micro-op closed by the map brace",
@@ -855,6 +900,7 @@ main(void)
 	test_syntax_variants();
 	test_scalars();
 	test_pairing();
+	test_time_source();
 	test_many();
 	test_callback_stop();
 	test_syntax_errors();

@@ -1,0 +1,70 @@
+/*
+ * realtime.h
+ *	  Real-time order (rt edges) in space linear in the history.
+ *
+ * T1 -> T2 when T1 completed before T2 was invoked.  The relation itself
+ * can have n^2 pairs and so can its transitive reduction (n transactions
+ * that all complete before n others are invoked).  isograph keeps the
+ * reduction when it is small (at most ISO_RT_MAX_FANOUT edges per timed
+ * transaction, which covers ordinary histories: their fan-out is about the
+ * number of concurrent processes) and otherwise represents the order
+ * through auxiliary "time point" vertices numbered after the transactions:
+ *
+ *	T --rt--> point(T's completion) --rt--> next point ... --rt--> S
+ *
+ * for every S invoked after that point.  A point is a maximal run of
+ * completions between two invocations, so there are at most 3n edges and
+ * T reaches S through points iff T completed before S was invoked: cycle
+ * verdicts are those of the full relation.  Points have no transaction;
+ * every user-facing output hides them (iso_rt_collapse_cycle).
+ */
+#ifndef ISOGRAPH_REALTIME_H
+#define ISOGRAPH_REALTIME_H
+
+#include "graph.h"
+#include "history.h"
+
+/*
+ * The largest transitive reduction kept as edges between transactions, for
+ * n transactions: ISO_RT_MAX_FANOUT edges per transaction (plus a little
+ * for tiny histories).
+ */
+#define ISO_RT_MAX_FANOUT	16
+#define ISO_RT_LIMIT(n)		((uint64) ISO_RT_MAX_FANOUT * (n) + 1024)
+
+/* How the rt relation of a graph is represented. */
+typedef struct IsoRealtimeInfo
+{
+	uint32		n_timed;		/* vertices with a known invocation time */
+	uint32		n_points;		/* auxiliary vertices (0 unless dense) */
+	uint32		first_point;	/* vertex number of the first point */
+	bool		dense;			/* reduction too large: built through points */
+	uint64		n_reduction;	/* edges of the transitive reduction */
+} IsoRealtimeInfo;
+
+/*
+ * Add the rt edges among n vertices (graph vertex numbers vertices[0..n),
+ * or 0..n-1 when vertices is NULL; vertex_txn maps them to transactions of
+ * h) to buf: the transitive reduction if it has at most max_reduction
+ * edges (normally ISO_RT_LIMIT(n)), else the order through time points
+ * numbered from first_free (the first vertex number transactions do not
+ * use), or, with allow_points false, nothing (info->dense says which).
+ * Time O(n log n) for the sort plus O(n + edges added); memory O(n).
+ */
+extern void iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
+							   const uint32 *vertices, uint32 n,
+							   uint64 max_reduction,
+							   uint32 first_free, bool allow_points,
+							   IsoEdgeBuf *buf, IsoRealtimeInfo *info);
+
+/*
+ * A witness cycle over a graph with points (graph vertices >= n_txn_vertices),
+ * as edges between transactions: rotated to start at a transaction, each
+ * run of rt edges through points replaced by one rt edge T -> S (no key, no
+ * ops).  out needs room for length edges.  Returns the new length.
+ */
+extern uint32 iso_rt_collapse_cycle(const IsoGraph *graph, uint32 n_txn_vertices,
+									const uint64 *edges, uint32 length,
+									IsoEdge *out);
+
+#endif							/* ISOGRAPH_REALTIME_H */
