@@ -37,6 +37,7 @@
 # Exit status: 0 the race reproduced (all three committed, cycle stored),
 # 4 the server aborted a transaction even with the pause (not affected),
 # 3 skipped (no gdb, ptrace or symbol), 2 bad options, 1 any other error.
+# Environment: PG* for the target and store, GDB=path of gdb.
 set -uo pipefail
 
 TARGET=${PGDATABASE:+dbname=$PGDATABASE}
@@ -47,10 +48,11 @@ NAME=ssi-race
 EDN_DIR=
 TIMEOUT=10
 TABLE=isograph_ssi_race
+GDB=${GDB:-gdb}    # the debugger to use (environment)
 
 die() { echo "ssi-race: $*" >&2; exit 1; }
 skip() { echo "ssi-race: SKIPPED: $*" >&2; exit 3; }
-usage() { sed -n '/^# Usage:/,/^# 3 skipped/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^# Environment:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -131,7 +133,7 @@ VERSION=$(q_target 'SELECT version()') || die "cannot connect to the target ($TA
 echo "server: $VERSION"
 
 # --------------------------------------------------------------- can we pause?
-command -v gdb >/dev/null || skip "gdb is not installed (Debian: apt-get install gdb)"
+command -v "$GDB" >/dev/null || skip "gdb ($GDB) is not installed (Debian: apt-get install gdb)"
 command -v psql >/dev/null || die "psql is not installed"
 
 # --------------------------------------------------------------- sessions
@@ -218,7 +220,7 @@ gdb_attach() {
 		detach
 		quit
 	EOF
-	timeout -s TERM $((TIMEOUT * 4)) gdb -nx -q -batch -x "$WORK/gdb.cmd" -p "$1" >"$WORK/gdb.log" 2>&1 &
+	timeout -s TERM $((TIMEOUT * 4)) "$GDB" -nx -q -batch -x "$WORK/gdb.cmd" -p "$1" >"$WORK/gdb.log" 2>&1 &
 	GDB_PID=$!
 	local i
 	for ((i = 0; i < TIMEOUT * 20; i++)); do
@@ -389,7 +391,7 @@ store() {
 	) || die "cannot store the $mode history in the store database ($STORE); is the isograph extension installed there?"
 	echo "  stored as history_id $id ($LEGEND); iso_check('ser', $id):"
 	psql -X -A -t -F ' | ' -v ON_ERROR_STOP=1 -d "$STORE" -c \
-		"SELECT anomaly, cycle, explanation FROM iso_check('ser', $id)" | sed 's/^/    /' |
+		"SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('ser', $id)" | sed 's/^/    /' |
 		grep . || echo "    (no violation: SER holds)"
 	psql -X -A -t -v ON_ERROR_STOP=1 -d "$STORE" -c \
 		"SELECT '  levels: ' || string_agg(level || '=' || CASE WHEN holds THEN 'holds' ELSE 'VIOLATED' END, ', ' ORDER BY level)
