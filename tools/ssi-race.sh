@@ -230,14 +230,35 @@ gdb_attach() {
 	done
 	wait "$GDB_PID" 2>/dev/null
 	GDB_PID=
-	if grep -q 'ptrace: Operation not permitted' "$WORK/gdb.log"; then
-		skip "gdb may not attach to the backend (ptrace not permitted: run as root or as the server's user; check /proc/sys/kernel/yama/ptrace_scope)"
-	elif grep -q 'Function "ReleasePredicateLocks" not defined' "$WORK/gdb.log"; then
-		skip "the server binary has no symbol ReleasePredicateLocks (nm -D)"
-	elif grep -qi 'No such process\|Could not attach' "$WORK/gdb.log"; then
-		skip "gdb cannot attach to backend $1 (is the server on this machine?): $(head -n 3 "$WORK/gdb.log")"
-	fi
+	gdb_diagnose "$WORK/gdb.log" "$1"
 	die "gdb did not arm the breakpoint: $(cat "$WORK/gdb.log")"
+}
+
+# gdb_diagnose LOG PID: skip with the reason when gdb could not do its job
+# for a reason of the environment
+gdb_diagnose() {
+	if grep -q 'ptrace: Operation not permitted' "$1"; then
+		skip "gdb may not attach to the backend (ptrace not permitted: run as root or as the server's user; check /proc/sys/kernel/yama/ptrace_scope)"
+	elif grep -q 'Function "ReleasePredicateLocks" not defined' "$1"; then
+		skip "the server binary has no symbol ReleasePredicateLocks (nm -D)"
+	elif grep -qi 'No such process\|Could not attach\|Unable to attach' "$1"; then
+		skip "gdb cannot attach to backend $2 (is the server on this machine?): $(head -n 3 "$1")"
+	fi
+}
+
+# Before anything runs: can gdb attach to a backend and find the symbol?
+gdb_preflight() {
+	local pid
+	sess_start probe
+	sess_run probe 'SELECT pg_backend_pid()' >/dev/null
+	pid=$R
+	timeout -s TERM $((TIMEOUT * 2)) "$GDB" -nx -q -batch -ex 'set breakpoint pending off' \
+		-ex 'break ReleasePredicateLocks' -p "$pid" >"$WORK/preflight.log" 2>&1
+	gdb_diagnose "$WORK/preflight.log" "$pid"
+	grep -q '^Breakpoint 1 at' "$WORK/preflight.log" ||
+		die "gdb could not set a breakpoint in backend $pid: $(cat "$WORK/preflight.log")"
+	sess_end probe
+	SESSIONS=()
 }
 
 wait_file() {
@@ -407,6 +428,7 @@ run_and_store() {
 	[ "$NO_STORE" = 1 ] || store "$1"
 }
 
+gdb_preflight
 run_and_store control
 run_and_store race
 
