@@ -34,6 +34,8 @@
 #   --name NAME     prefix of the stored histories' names (ssi-race)
 #   --edn DIR       also write control.edn and race.edn into DIR
 #   --timeout S     limit for each step (10 s)
+#   --for-share     read with SELECT ... FOR SHARE (the workaround: the
+#                   first-updater-wins rule then aborts P, exit status 4)
 # Exit status: 0 the race reproduced (all three committed, cycle stored),
 # 4 the server aborted a transaction even with the pause (not affected),
 # 3 skipped (no gdb, ptrace or symbol), 2 bad options, 1 any other error.
@@ -48,6 +50,7 @@ NAME=ssi-race
 EDN_DIR=
 TIMEOUT=10
 TABLE=isograph_ssi_race
+READ_LOCK=
 GDB=${GDB:-gdb}    # the debugger to use (environment)
 
 die() { echo "ssi-race: $*" >&2; exit 1; }
@@ -56,13 +59,18 @@ usage() { sed -n '/^# Usage:/,/^# Environment:/p' "$0" | sed 's/^# \{0,1\}//' >&
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--target) TARGET=${2?}; shift 2 ;;
-	--store) STORE=${2?}; shift 2 ;;
-	--pg-bin) PG_BIN_DIR=${2?}; shift 2 ;;
+	--target|--store|--pg-bin|--name|--edn|--timeout)
+		[ $# -ge 2 ] || { echo "ssi-race: $1 needs a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
+	--target) TARGET=$2; shift 2 ;;
+	--store) STORE=$2; shift 2 ;;
+	--pg-bin) PG_BIN_DIR=$2; shift 2 ;;
 	--no-store) NO_STORE=1; shift ;;
-	--name) NAME=${2?}; shift 2 ;;
-	--edn) EDN_DIR=${2?}; shift 2 ;;
-	--timeout) TIMEOUT=${2?}; shift 2 ;;
+	--name) NAME=$2; shift 2 ;;
+	--edn) EDN_DIR=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--for-share) READ_LOCK=' FOR SHARE'; shift ;;
 	-h|--help) usage ;;
 	*) echo "ssi-race: unknown option \"$1\"" >&2; usage ;;
 	esac
@@ -328,9 +336,9 @@ run_schedule() {
 	fi
 	t_inv_tin=$(now_ns)
 	sess_run T_in 'BEGIN ISOLATION LEVEL SERIALIZABLE'
-	sess_run T_in "SELECT v FROM $TABLE WHERE k = 'x'"
+	sess_run T_in "SELECT v FROM $TABLE WHERE k = 'x'$READ_LOCK"
 	tin_x=$R
-	sess_run P "SELECT v FROM $TABLE WHERE k = 'x'"
+	sess_run P "SELECT v FROM $TABLE WHERE k = 'x'$READ_LOCK"
 	p_x=$R
 	sess_run P 'COMMIT'
 	p_commit=$R
@@ -345,7 +353,7 @@ run_schedule() {
 		grep -q 'Detaching from\|\[Inferior 1 (process [0-9]*) detached\]' "$WORK/gdb.log" ||
 			die "gdb did not detach cleanly: $(cat "$WORK/gdb.log")"
 	fi
-	sess_run T_in "SELECT v FROM $TABLE WHERE k = 'y'"
+	sess_run T_in "SELECT v FROM $TABLE WHERE k = 'y'$READ_LOCK"
 	tin_y=$R
 	[[ $tin_y == *ERROR* ]] && tin_err=$tin_y
 	sess_run T_in 'COMMIT'
@@ -397,12 +405,12 @@ store() {
 	local mode=$1 id
 	id=$(psql -X -A -t -q -v ON_ERROR_STOP=1 -d "$STORE" -v edn="$EDN" -v mode="$mode" \
 		-v version="$VERSION" -v op="$OUT_P" -v oo="$OUT_TOUT" -v oi="$OUT_TIN" \
-		-v steps="$STEPS" -v legend="$LEGEND" \
+		-v steps="$STEPS" -v legend="$LEGEND" -v read_lock="${READ_LOCK# }" \
 		-v name="$NAME-$mode-$(date +%Y%m%dT%H%M%S)-$$" <<-'EOF'
 			BEGIN;
 			SELECT iso_load_jepsen(:'name', :'edn', 'rw-register') AS id \gset
 			UPDATE iso_history SET metadata = metadata || jsonb_build_object('tool', 'ssi-race',
-				'schedule', :'mode', 'server_version', :'version', 'reads', :'steps',
+				'schedule', :'mode', 'read_lock', :'read_lock', 'server_version', :'version', 'reads', :'steps',
 				'outcomes', jsonb_build_object('P', :'op', 'T_out', :'oo', 'T_in', :'oi'),
 				'transactions', :'legend')
 			 WHERE history_id = :id;

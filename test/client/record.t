@@ -328,7 +328,7 @@ for my $wl (qw(list-append rw-register)) {
 	} // do { $err .= "\n$@"; 1 };
 	note($out);
 	SKIP: {
-		skip("tools/ssi-race.sh: " . ($err =~ s/\s+\z//r), 9) if $rc == 3;
+		skip("tools/ssi-race.sh: " . ($err =~ s/\s+\z//r), 11) if $rc == 3;
 		is($rc, 0, 'ssi-race: the race reproduces (all three commit with the pause)')
 			or diag("exit $rc; $err" . ($rc == 4 ? "\nthe server aborted a transaction: fixed in this"
 				. " version? Update README and docs/postgres-ssi-race.md" : ''));
@@ -347,6 +347,18 @@ for my $wl (qw(list-append rw-register)) {
 				. " FROM iso_check('ser', $race)"), 'G2-item {rw,rw,wr}',
 			'ssi-race: SER violated by one G2-item, T_in -rw-> P -rw-> T_out -wr-> T_in');
 		is(ssi_race_shape_violations('ser', $race), 0, 'ssi-race: the shape test accepts it');
+
+		# The README's workaround: reads promoted to FOR SHARE make P fail.
+		($out, $err) = ('', '');
+		$rc = eval {
+			run(["$root/tools/ssi-race.sh", '--target', "dbname=$TARGET", '--store', "dbname=$STORE",
+					'--timeout', '5', '--name', 'ssi-race-for-share', '--for-share'],
+				'<', \undef, '>', \$out, '2>', \$err, timeout(60));
+			$? >> 8;
+		} // do { $err .= "\n$@"; 1 };
+		is($rc, 4, 'ssi-race --for-share: the server aborts a transaction') or diag("$out\n$err");
+		like($out, qr/^race run:.*?outcomes: P fail, T_out ok, T_in ok$/ms,
+			'ssi-race --for-share: P fails (40001, concurrent update), T_out and T_in commit');
 	}
 	# ... and rejects other SER violations: write skew (a 2-cycle), lost update
 	for my $h ('schedule write-skew repeatable-read', 'schedule lost-update read-committed') {
