@@ -328,7 +328,7 @@ for my $wl (qw(list-append rw-register)) {
 	} // do { $err .= "\n$@"; 1 };
 	note($out);
 	SKIP: {
-		skip("tools/ssi-race.sh: " . ($err =~ s/\s+\z//r), 11) if $rc == 3;
+		skip("tools/ssi-race.sh " . ($err =~ s/\s+\z//r =~ s/^ssi-race: //r), 11) if $rc == 3;
 		is($rc, 0, 'ssi-race: the race reproduces (all three commit with the pause)')
 			or diag("exit $rc; $err" . ($rc == 4 ? "\nthe server aborted a transaction: fixed in this"
 				. " version? Update README and docs/postgres-ssi-race.md" : ''));
