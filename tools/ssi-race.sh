@@ -55,7 +55,13 @@ GDB=${GDB:-gdb}    # the debugger to use (environment)
 
 die() { echo "ssi-race: $*" >&2; exit 1; }
 skip() { echo "ssi-race: SKIPPED: $*" >&2; exit 3; }
-usage() { sed -n '/^# Usage:/,/^# Environment:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage [STATUS]: the options; on stdout for --help (0), else on stderr (2)
+usage() {
+	if [ "${1:-2}" = 0 ]; then help_text; exit 0; fi
+	help_text >&2
+	exit 2
+}
+help_text() { sed -n '/^# Usage:/,/^# Environment:/p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -71,7 +77,7 @@ while [ $# -gt 0 ]; do
 	--edn) EDN_DIR=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--for-share) READ_LOCK=' FOR SHARE'; shift ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "ssi-race: unknown option \"$1\"" >&2; usage ;;
 	esac
 done
