@@ -9,7 +9,8 @@
 #   FUZZ_SECONDS=10 tools/test.sh  shorter fuzzing (default 30 s per target)
 . "$(dirname "$0")/common.sh"
 
-iso_install_packages clang libclang-rt-14-dev
+# gdb: the client tests replay PostgreSQL's SSI commit race (tools/ssi-race.sh)
+iso_install_packages clang libclang-rt-14-dev gdb
 iso_build
 iso_cluster_start
 

@@ -221,6 +221,42 @@ sub must_hold {
 	}
 }
 
+# PostgreSQL 15's SERIALIZABLE can commit a G2-item through a race in SSI's
+# commit (docs/postgres-ssi-race.md, README "What each level should show"):
+# T_in -rw-> P -rw-> T_out -wr-> T_in, the dangerous structure (two
+# consecutive rw edges) that SSI exists to catch, missed because P commits
+# while T_out is inside its COMMIT.  Such a violation is PostgreSQL's; any
+# other (G0, G1*, G-single, a G2-item without consecutive rw edges, or a
+# plain write skew of two transactions, which SSI's pre-commit check always
+# catches) is a test failure.  Returns the number of violations of $level
+# that are not of that shape.  (SI is asserted separately; at SI every G2
+# cycle has two consecutive rw edges.)
+sub ssi_race_shape_violations {
+	my ($level, $id) = @_;
+	return psql($STORE, "SELECT count(*) FROM iso_check('$level', $id) c"
+		  . " WHERE NOT (c.anomaly = 'G2-item' AND cardinality(c.edge_types) >= 3 AND EXISTS (SELECT 1"
+		  . " FROM generate_subscripts(c.edge_types, 1) i WHERE c.edge_types[i] = 'rw'"
+		  . " AND c.edge_types[i % cardinality(c.edge_types) + 1] = 'rw'))");
+}
+
+# At SERIALIZABLE: PL-2.99 and SER hold, or only the SSI race violates them.
+sub ssi_race_only {
+	my ($tag, $id, $l, $edn) = @_;
+	for my $lv (qw(pl-2.99 ser)) {
+		my $other = ssi_race_shape_violations($lv, $id);
+		is($other, 0, "$tag: $lv holds, or only PostgreSQL's SSI race (G2-item, rw rw) violates it")
+			or do {
+			$keep = 1;
+			my $a = anomalies($lv, $id);
+			diag("$tag: $lv violated (" . join(', ', map { "$_ x$a->{$_}" } sort keys %$a)
+				  . "); history kept in $edn, stored as history_id $id - investigate, do not suppress");
+		};
+		note("$tag: $lv violated by $l->{$lv}[1] G2-item(s) of the SSI race's shape"
+			  . " (PostgreSQL's, see docs/postgres-ssi-race.md)")
+			if !holds($l, $lv) && $other == 0;
+	}
+}
+
 # Session and real-time variants are not documented by PostgreSQL: reported only.
 sub report_only {
 	my ($tag, $l, @levels) = @_;
@@ -244,7 +280,8 @@ for my $wl (qw(list-append rw-register)) {
 			is($unk, 0, "$tag: the server's version order leaves no key unknown");
 		}
 		if ($iso eq 'serializable') {
-			must_hold($tag, $id, $l, $edn, qw(pl-1 pl-2 pl-2.99 psi si ser));
+			must_hold($tag, $id, $l, $edn, qw(pl-1 pl-2 psi si));
+			ssi_race_only($tag, $id, $l, $edn);
 			report_only($tag, $l, qw(strong-session-si strong-session-serializable strict-serializable));
 		} elsif ($iso eq 'repeatable-read') {
 			must_hold($tag, $id, $l, $edn, qw(pl-1 pl-2 psi si));
@@ -271,8 +308,64 @@ for my $wl (qw(list-append rw-register)) {
 	cmp_ok($st->{info}, '>', 0, "$tag: the history records info transactions");
 	my $procs = psql($STORE, "SELECT count(DISTINCT process) FROM iso_event WHERE history_id = $id");
 	cmp_ok($procs, '>', 11, "$tag: sessions reconnect as new processes");
-	must_hold($tag, $id, $l, $edn, qw(pl-1 pl-2 pl-2.99 psi si ser));
+	must_hold($tag, $id, $l, $edn, qw(pl-1 pl-2 psi si));
+	ssi_race_only($tag, $id, $l, $edn);
 	report_only($tag, $l, qw(strong-session-si strong-session-serializable strict-serializable));
+}
+
+# ---------------------------------------------------------------- SSI race
+# PostgreSQL's SERIALIZABLE commit race (docs/postgres-ssi-race.md), replayed
+# by tools/ssi-race.sh with gdb pausing one backend inside its COMMIT.  Needs
+# gdb and ptrace rights on the server's backends; skipped otherwise.
+{
+	my ($out, $err) = ('', '');
+	my $t0 = time;
+	my $rc = eval {
+		run(["$root/tools/ssi-race.sh", '--target', "dbname=$TARGET", '--store', "dbname=$STORE",
+				'--timeout', '5', '--name', 'ssi-race'],
+			'<', \undef, '>', \$out, '2>', \$err, timeout(60));
+		$? >> 8;
+	} // do { $err .= "\n$@"; 1 };
+	note($out);
+	SKIP: {
+		skip("tools/ssi-race.sh " . ($err =~ s/\s+\z//r =~ s/^ssi-race: //r), 11) if $rc == 3;
+		is($rc, 0, 'ssi-race: the race reproduces (all three commit with the pause)')
+			or diag("exit $rc; $err" . ($rc == 4 ? "\nthe server aborted a transaction: fixed in this"
+				. " version? Update README and docs/postgres-ssi-race.md" : ''));
+		cmp_ok(time - $t0, '<', 30, 'ssi-race: done within 30 s');
+		my @ids = $out =~ /stored as history_id (\d+)/g;
+		is(scalar @ids, 2, 'ssi-race: control and race histories stored') or next;
+		my ($control, $race) = @ids;
+		like($out, qr/^control run:.*?outcomes: P ok, T_out ok, T_in fail \(error 40001/ms,
+			'ssi-race control (no pause): P and T_out commit, T_in gets 40001');
+		like($out, qr/^race run:.*?outcomes: P ok, T_out ok, T_in ok$/ms,
+			'ssi-race with the pause: P, T_out and T_in all commit');
+		ok(holds(levels($control), 'ser'), 'ssi-race control: SER holds');
+		my $l = levels($race);
+		ok(holds($l, 'si'), 'ssi-race: SI holds');
+		is(psql($STORE, "SELECT string_agg(anomaly || ' ' || edge_types::text, '; ')"
+				. " FROM iso_check('ser', $race)"), 'G2-item {rw,rw,wr}',
+			'ssi-race: SER violated by one G2-item, T_in -rw-> P -rw-> T_out -wr-> T_in');
+		is(ssi_race_shape_violations('ser', $race), 0, 'ssi-race: the shape test accepts it');
+
+		# The README's workaround: reads promoted to FOR SHARE make P fail.
+		($out, $err) = ('', '');
+		$rc = eval {
+			run(["$root/tools/ssi-race.sh", '--target', "dbname=$TARGET", '--store', "dbname=$STORE",
+					'--timeout', '5', '--name', 'ssi-race-for-share', '--for-share'],
+				'<', \undef, '>', \$out, '2>', \$err, timeout(60));
+			$? >> 8;
+		} // do { $err .= "\n$@"; 1 };
+		is($rc, 4, 'ssi-race --for-share: the server aborts a transaction') or diag("$out\n$err");
+		like($out, qr/^race run:.*?outcomes: P fail, T_out ok, T_in ok$/ms,
+			'ssi-race --for-share: P fails (40001, concurrent update), T_out and T_in commit');
+	}
+	# ... and rejects other SER violations: write skew (a 2-cycle), lost update
+	for my $h ('schedule write-skew repeatable-read', 'schedule lost-update read-committed') {
+		my $id = psql($STORE, "SELECT history_id FROM iso_history WHERE name = '$h'");
+		cmp_ok(ssi_race_shape_violations('ser', $id), '>', 0,
+			"SSI race shape test rejects the SER violations of $h");
+	}
 }
 
 # ---------------------------------------------------------------- misc
