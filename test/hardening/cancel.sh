@@ -63,6 +63,11 @@ for fn in "iso_check('ser', :big)" "iso_build_graph(:big)" "iso_graph_stats(:big
 	out=$(timeout_session "$half" "SELECT count(*) FROM $fn;")
 	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
 	elapsed=$(sed -n 's/^elapsed|//p' <<<"$out")
+	if [ -z "$state" ] && [ "${elapsed:-99999}" -lt "$half" ]; then
+		# the warm run beat half of the cold one: nothing to cancel
+		skip "$fn finished before the ${half} ms timeout (machine load)" 1
+		continue
+	fi
 	ok $([ "$state" = 57014 ] && [ "${elapsed:-99999}" -lt $(( half + 1000 )) ] && echo 0 || echo 1) \
 		"$fn cancelled at $half ms, half its run time (after ${elapsed} ms)"
 done
