@@ -35,6 +35,7 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -474,8 +475,13 @@ static int64
 tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
 {
 	bool		isnull;
-	Datum		d = heap_getattr(tuple, EVENT_HISTORY_ID,
-								 RelationGetDescr(trigdata->tg_relation), &isnull);
+	/* by name: a dropped and re-added column moves (table_layout.c) */
+	AttrNumber	attnum = get_attnum(RelationGetRelid(trigdata->tg_relation), "history_id");
+	Datum		d;
+
+	if (attnum == InvalidAttrNumber)
+		return -1;
+	d = heap_getattr(tuple, attnum, RelationGetDescr(trigdata->tg_relation), &isnull);
 
 	return isnull ? -1 : DatumGetInt64(d);
 }
