@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# test/hardening/run.sh: the cancellation, memory-limit and concurrency
-# tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
+# test/hardening/run.sh: the cancellation, memory-limit, concurrency and
+# damage tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
 # extension must be installed on the server: make install).  They run in a
 # fresh database isograph_hardening (CREATE EXTENSION isograph), dropped at
 # the end.  Ends with "N passed, N failed" (TAP checks; "# TODO" lines are
 # known bugs, listed but not counted as failures; "# SKIP" lines are timing
-# cases the machine's load made moot).  About 60 s on 2 shared cores.
+# cases the machine's load made moot).  About 2 minutes on 2 shared cores.
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
