@@ -293,6 +293,8 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	return true;
 }
 
+static void report_skipped(const EdnStats *stats);
+
 /*
  * iso_parse_jepsen(edn text) returns setof event rows
  */
@@ -318,6 +320,7 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 						   ISO_WORKLOAD_UNKNOWN, parse_txn_callback, &state,
 						   &stats, &err))
 		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
 
 	MemoryContextDelete(state.row_context);
 	return (Datum) 0;
