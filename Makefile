@@ -49,5 +49,11 @@ sanitize:
 fuzz:
 	$(MAKE) -C test/fuzz run
 
+# The same fuzzers for an hour each (or FUZZ_SECONDS), for a scheduled job,
+# not for CI; the corpus in test/fuzz/corpus/ grows from run to run.
+.PHONY: fuzz-long
+fuzz-long:
+	$(MAKE) -C test/fuzz run FUZZ_SECONDS=$(if $(filter undefined default,$(origin FUZZ_SECONDS)),3600,$(FUZZ_SECONDS))
+
 # make valgrind, make hardening
 include mk/hardening.mk

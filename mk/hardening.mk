@@ -8,7 +8,7 @@
 #                   isograph.so.  About 18 minutes on 2 shared cores
 #                   (16 in check.sql); VALGRIND_TESTS="bad_input graph ingest
 #                   ingest_errors verdicts" (all but check.sql): ~80 s.
-#   make hardening  cancellation, memory-limit, concurrency and SQL-shape tests
+#   make hardening  cancellation, memory-limit, concurrency, SQL-shape and damage tests
 #                   (test/hardening/run.sh) against the server in
 #                   PGHOST/PGPORT/PGUSER, extension installed.
 

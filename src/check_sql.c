@@ -186,6 +186,8 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 	{
 		const IsoAnomaly *a = &build->inf.anomalies[i];
 
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (!iso_level_forbids(level, (IsoAnomalyKind) a->kind) || shown[a->kind]++ >= max_witnesses)
 			continue;
 		violations++;
@@ -499,6 +501,7 @@ iso_dot(PG_FUNCTION_ARGS)
 	HTAB	   *ids;
 	uint32	   *wanted;
 	StringInfoData out;
+	StringInfoData op;
 	uint32		v;
 	int			i;
 
@@ -518,6 +521,8 @@ iso_dot(PG_FUNCTION_ARGS)
 
 		if (!enulls[i])
 			hash_search(ids, &id, HASH_ENTER, NULL);
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
 	wanted = palloc0(sizeof(uint32) * Max(build.inf.n_vertices, 1));
 	for (v = 0; v < build.inf.n_vertices; v++)
@@ -531,6 +536,7 @@ iso_dot(PG_FUNCTION_ARGS)
 	}
 
 	initStringInfo(&out);
+	initStringInfo(&op);
 	appendStringInfo(&out, "digraph \"history %lld\" {\n", (long long) history_id);
 	appendStringInfoString(&out, "  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n");
 	for (v = 0; v < build.inf.n_vertices; v++)
@@ -538,15 +544,16 @@ iso_dot(PG_FUNCTION_ARGS)
 		const IsoTxn *t = &build.history.txns[build.inf.vertex_txn[v]];
 		uint32		o;
 
+		/* a node costs a description of each op: check for cancel at each */
+		CHECK_FOR_INTERRUPTS();
 		if (!wanted[v])
 			continue;
 		appendStringInfo(&out, "  T%lld [label=\"T%lld", (long long) t->txn_id,
 						 (long long) t->txn_id);
 		for (o = t->first_op; o < t->first_op + t->n_ops; o++)
 		{
-			StringInfoData op;
-
-			initStringInfo(&op);
+			/* one buffer for all: a fresh 1 kB one per op adds up */
+			resetStringInfo(&op);
 			iso_describe_op(&build, o, &op);
 			appendStringInfoString(&out, "\\l");
 			/* drop the "Tn " prefix: the node already says who */
@@ -558,6 +565,7 @@ iso_dot(PG_FUNCTION_ARGS)
 	{
 		uint64		e;
 
+		CHECK_FOR_INTERRUPTS();
 		if (!wanted[v])
 			continue;
 		for (e = build.inf.graph.out_start[v]; e < build.inf.graph.out_start[v + 1]; e++)

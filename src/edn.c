@@ -453,7 +453,7 @@ typedef struct Rec
 	bool		f_present;
 	bool		f_txn;
 	bool		has_process;
-	bool		process_nonint;
+	bool		process_keyword;	/* :process :nemesis and the like */
 	bool		has_time;
 	bool		has_index;
 	bool		has_value;		/* :value present and not nil */
@@ -845,6 +845,17 @@ lex_number(Parser *P, Tok *t)
 	t->stop = p;
 	if ((!delim_ok(P, p) && !lex_check_delim(P, t, p, "number")))
 		return false;
+	if (ds[0] == '0' && p - ds > 1 && (unsigned char) (ds[1] - '0') <= 9)
+	{
+		/* the EDN spec forbids it, and readers disagree on what it means */
+		char		q[QUOTE_BUF];
+
+		lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid integer %s, expected no leading zero",
+				  iso_quote_text(q, t->start, p));
+		set_detail(P->err, "EDN integers other than 0 do not begin with 0: Clojure would read 0777 as the octal number 511, other readers as 777.");
+		set_hint(P->err, "Write the integer without leading zeros, or as a string (\"0777\") if the zeros matter.");
+		return false;
+	}
 	if (!ovf)
 	{
 		if (neg)
@@ -1923,6 +1934,16 @@ parse_record(Parser *P, const Tok *open)
 							memcmp(v.start, ":txn", 4) == 0);
 				break;
 			case F_PROCESS:
+
+				/*
+				 * One rule (README, "Bad input"): an integer names the
+				 * client; nil is the same as no :process (kept, no session
+				 * order); a keyword (:nemesis) marks a record of no client,
+				 * skipped and counted; anything else cannot name a client
+				 * and is an error if the record is a transaction.
+				 */
+				r->has_process = false;
+				r->process_keyword = false;
 				if (v.kind == TK_INT)
 				{
 					if (v.overflow)
@@ -1930,15 +1951,16 @@ parse_record(Parser *P, const Tok *open)
 					else
 					{
 						r->has_process = true;
-						r->process_nonint = false;
 						r->process = v.ival;
 					}
 				}
-				else
-				{
-					r->has_process = false;
-					r->process_nonint = true;
-				}
+				else if (v.kind == TK_KEYWORD)
+					r->process_keyword = true;
+				else if (v.kind != TK_NIL)
+					defer_invalid(P, &v, "The :process of a transaction names the client that ran it: an integer, or nil when unknown; a keyword such as :nemesis marks a record of no client, which is skipped.",
+								  "Give the record an integer :process, nil, or remove the key.",
+								  ":process %s is not an integer, expected an integer, nil or a keyword such as :nemesis",
+								  iso_quote_text(q, v.start, TK_IS_ATOM(v.kind) ? v.stop : value_extent(v.start, P->end)));
 				break;
 			case F_TIME:
 			case F_INDEX:
@@ -2414,9 +2436,16 @@ finish_record(Parser *P)
 	Rec		   *r = &P->rec;
 	int32	   *slot;
 
-	if ((r->f_present && !r->f_txn) || r->process_nonint)
+	if (r->f_present && !r->f_txn)
 	{
 		P->stats->skipped++;
+		P->stats->skipped_f++;
+		return true;
+	}
+	if (r->process_keyword)
+	{
+		P->stats->skipped++;
+		P->stats->skipped_process++;
 		return true;
 	}
 	if (r->deferred)

@@ -69,7 +69,9 @@ typedef struct EdnTxn
 typedef struct EdnStats
 {
 	int64		records;		/* maps read */
-	int64		skipped;		/* nemesis and non-:txn records */
+	int64		skipped;		/* records that are not transactions: */
+	int64		skipped_f;		/* ... with an :f other than :txn */
+	int64		skipped_process;	/* ... of a keyword :process (:nemesis) */
 	int64		txns;
 	int64		ok;
 	int64		fail;

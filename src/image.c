@@ -170,10 +170,15 @@ iso_image_validate(const IsoHistory *h)
 	for (t = 0; t < h->n_txns; t++)
 	{
 		const IsoTxn *txn = &h->txns[t];
+		uint8		has_process;
 
 		if (txn->first_op != next_op || txn->status > ISO_STATUS_INFO ||
 			(uint64) txn->n_ops > h->n_ops - next_op)
 			return "a transaction's micro-operations are out of range";
+		/* a bool that is neither 0 nor 1 is undefined behaviour to read */
+		memcpy(&has_process, &txn->has_process, 1);
+		if (has_process > 1)
+			return "a transaction's process flag is neither true nor false";
 		for (i = txn->first_op; i < (uint64) txn->first_op + txn->n_ops; i++)
 			if (h->ops[i].txn != t)
 				return "a micro-operation names the wrong transaction";

@@ -7,7 +7,9 @@
  * Plain C (no backend calls besides allocation): image_store.c writes and
  * reads the sections as rows of iso_history_image; the unit tests round-trip
  * and corrupt them.  An image is a cache: the events stay the truth, and an
- * image that does not match this build's layout is ignored.
+ * image that does not match this build's layout is ignored.  The checksums
+ * are computed by image_store.c with PostgreSQL's CRC-32C, so this file and
+ * the unit tests need nothing of the server.
  */
 #ifndef ISOGRAPH_IMAGE_H
 #define ISOGRAPH_IMAGE_H
@@ -15,7 +17,14 @@
 #include "history.h"
 
 #define ISO_IMAGE_MAGIC		0x49534f49	/* "ISOI" */
-#define ISO_IMAGE_FORMAT	1
+/*
+ * 1: isograph 0.2.0, no checksums.  2: a CRC-32C of every section and of
+ * the header itself; images of format 1 are stale (not damaged): checks read
+ * the events until iso_save_image rewrites them.
+ */
+#define ISO_IMAGE_FORMAT	2
+/* The size of a format-1 header: today's header up to events_rev. */
+#define ISO_IMAGE_HEADER_V1_BYTES	80
 
 typedef enum IsoImageSection
 {
@@ -53,6 +62,10 @@ typedef struct IsoImageHeader
 	uint32		value_slots;
 	uint64		value_arena;
 	int64		events_rev;		/* iso_history.events_rev the image is of */
+	/* format 2: CRC-32C of each section's bytes (that of the header unused) */
+	uint32		section_crc[ISO_IMAGE_NSECTIONS];
+	uint32		header_crc;		/* of this header with header_crc = 0 */
+	uint32		pad2;
 } IsoImageHeader;
 
 /* Where each section of a history lies in memory, and its size in bytes. */

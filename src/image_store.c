@@ -23,7 +23,13 @@
  *   only under READ COMMITTED, so the events it reads are all the
  *   committed ones.
  * - A check uses an image only if its events_rev is current, it fits this
- *   build's layout and every id in it is in bounds.
+ *   build's layout, its checksums match and every id in it is in bounds.
+ *
+ * The checksums (CRC-32C, one per section and one of the header) are what
+ * turn damage into a WARNING: the bounds checks alone let a changed byte
+ * in a txn's status or an op's value through, and such an image gives
+ * other verdicts than the events.  They are computed here rather than in
+ * image.c because pg_crc32c is the server's (image.c builds without it).
  */
 #include "postgres.h"
 
@@ -35,9 +41,11 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "port/pg_crc32c.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -95,6 +103,55 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 	SPI_finish();
 }
 
+/* CRC-32C of len bytes, with interrupt checks between parts. */
+static pg_crc32c
+checksum(pg_crc32c crc, const void *data, uint64 len)
+{
+	uint64		off;
+
+	for (off = 0; off < len; off += IMAGE_PART_BYTES)
+	{
+		COMP_CRC32C(crc, (const char *) data + off, Min(len - off, IMAGE_PART_BYTES));
+		CHECK_FOR_INTERRUPTS();
+	}
+	return crc;
+}
+
+/* The header's own checksum: of the header with header_crc = 0. */
+static uint32
+header_checksum(const IsoImageHeader *hd)
+{
+	IsoImageHeader copy = *hd;
+	pg_crc32c	crc;
+
+	copy.header_crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &copy, sizeof(copy));
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/* Put the checksum of every section, then of itself, into the header. */
+static void
+seal_header(IsoImageLayout *layout)
+{
+	int			s;
+
+	StaticAssertStmt(offsetof(IsoImageHeader, section_crc) == ISO_IMAGE_HEADER_V1_BYTES,
+					 "a format-1 header is the start of today's");
+	for (s = ISO_IMAGE_HEADER + 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		pg_crc32c	crc;
+
+		INIT_CRC32C(crc);
+		crc = checksum(crc, layout->ptr[s], layout->bytes[s]);
+		FIN_CRC32C(crc);
+		layout->header.section_crc[s] = crc;
+	}
+	layout->header.section_crc[ISO_IMAGE_HEADER] = 0;
+	layout->header.header_crc = header_checksum(&layout->header);
+}
+
 /* Drop the stored image of one history (all: history_id < 0). */
 static void
 drop_image(int64 history_id)
@@ -122,6 +179,7 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 		drop_image(history_id);
 	iso_image_describe(h, &layout);
 	layout.header.events_rev = events_rev;
+	seal_header(&layout);
 	iso_writer_open(&writer, ISO_TABLE_IMAGE);
 	values[IMAGE_HISTORY_ID - 1] = Int64GetDatum(history_id);
 	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
@@ -150,11 +208,14 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 	iso_writer_close(&writer);
 }
 
-/* Why an image is not used: quietly if it merely predates this build. */
+/*
+ * Why an image is not used: WARNING for damage, NOTICE for an image of an
+ * older format (isograph 0.2.0), DEBUG1 for another build's memory layout.
+ */
 static bool
-image_unusable(int64 history_id, const char *why, bool damaged)
+image_unusable(int64 history_id, const char *why, int elevel)
 {
-	ereport(damaged ? WARNING : DEBUG1,
+	ereport(elevel,
 			(errmsg("not using the stored image of history %lld: %s",
 					(long long) history_id, why),
 			 errhint("SELECT iso_save_image(%lld) rewrites it; checks read iso_event meanwhile.",
@@ -173,6 +234,38 @@ section_sizes_match(const uint64 *expect, const uint64 *found)
 	return NULL;
 }
 
+/* Whether the section checksums the header gives are those of the parts read. */
+static const char *
+sections_checksums_match(const IsoImageHeader *hd, pg_crc32c *crc)
+{
+	int			s;
+
+	for (s = ISO_IMAGE_HEADER + 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		FIN_CRC32C(crc[s]);
+		if (crc[s] != hd->section_crc[s])
+			return psprintf("the checksum of its section %d does not match", s);
+	}
+	return NULL;
+}
+
+/*
+ * Whether a header part is one of isograph 0.2.0 (format 1): such an image
+ * has no checksums and is not used, but it is not damaged either.  Only an
+ * intact one qualifies (its exact size, magic and format): a damaged header
+ * of today's format has another size, so damage never passes for age.
+ */
+static bool
+is_format_1(const char *data, uint64 len)
+{
+	uint32		magic_format[2];
+
+	if (len != ISO_IMAGE_HEADER_V1_BYTES)
+		return false;
+	memcpy(magic_format, data, sizeof(magic_format));
+	return magic_format[0] == ISO_IMAGE_MAGIC && magic_format[1] == 1;
+}
+
 /*
  * Fill h from the stored image of history_id, allocating in build_cxt.
  * Returns false, leaving h untouched, when there is no usable image.
@@ -186,6 +279,7 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	uint64		found[ISO_IMAGE_NSECTIONS] = {0};
 	uint64		expect[ISO_IMAGE_NSECTIONS];
 	uint64		filled[ISO_IMAGE_NSECTIONS] = {0};
+	pg_crc32c	crc[ISO_IMAGE_NSECTIONS];
 	IsoImageHeader header;
 	IsoImageLayout layout;
 	IsoHistory	read;
@@ -203,6 +297,8 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 
 	if (!iso_table_exists(ISO_TABLE_IMAGE))
 		return false;			/* schema 0.1.0: no images, no events_rev */
+	for (i = 0; i < ISO_IMAGE_NSECTIONS; i++)
+		INIT_CRC32C(crc[i]);
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
 
@@ -242,7 +338,7 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 			found[s] != (uint64) part * IMAGE_PART_BYTES)
 		{
 			SPI_finish();
-			return image_unusable(history_id, "its parts are not contiguous", true);
+			return image_unusable(history_id, "its parts are not contiguous", WARNING);
 		}
 		found[s] += len;
 	}
@@ -274,12 +370,25 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 		len = VARSIZE_ANY_EXHDR(data);
 		if (s == ISO_IMAGE_HEADER)
 		{
+			if (is_format_1(VARDATA_ANY(data), len))
+			{
+				SPI_cursor_close(portal);
+				SPI_finish();
+				MemoryContextDelete(image_cxt);
+				return image_unusable(history_id, "it was written by isograph 0.2.0 and has no checksums",
+									  NOTICE);
+			}
 			if (len != sizeof(header))
 			{
 				why = "its header has the wrong size";
 				break;
 			}
 			memcpy(&header, VARDATA_ANY(data), sizeof(header));
+			if (header.header_crc != header_checksum(&header))
+			{
+				why = "its header's checksum does not match";
+				break;
+			}
 			if (header.events_rev != events_rev)
 			{
 				/* the trigger drops outdated images; this one is left over */
@@ -298,7 +407,7 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 				SPI_cursor_close(portal);
 				SPI_finish();
 				MemoryContextDelete(image_cxt);
-				return image_unusable(history_id, why, false);
+				return image_unusable(history_id, why, DEBUG1);
 			}
 			have_header = true;
 		}
@@ -311,6 +420,7 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 		{
 			/* sizes were checked against the header: this part fits */
 			memcpy((char *) layout.ptr[s] + filled[s], VARDATA_ANY(data), len);
+			COMP_CRC32C(crc[s], VARDATA_ANY(data), len);
 			filled[s] += len;
 		}
 		SPI_freetuptable(SPI_tuptable);
@@ -324,13 +434,15 @@ iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	if (why == NULL && !have_header)
 		why = "it has no header";
 	if (why == NULL)
+		why = sections_checksums_match(&header, crc);
+	if (why == NULL)
 		why = iso_image_validate(&read);
 	if (why == NULL && read.workload != workload)
 		why = "it was made for another workload";
 	if (why != NULL)
 	{
 		MemoryContextDelete(image_cxt);
-		return image_unusable(history_id, why, true);
+		return image_unusable(history_id, why, WARNING);
 	}
 	*h = read;
 	return true;
@@ -474,8 +586,13 @@ static int64
 tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
 {
 	bool		isnull;
-	Datum		d = heap_getattr(tuple, EVENT_HISTORY_ID,
-								 RelationGetDescr(trigdata->tg_relation), &isnull);
+	/* by name: a dropped and re-added column moves (table_layout.c) */
+	AttrNumber	attnum = get_attnum(RelationGetRelid(trigdata->tg_relation), "history_id");
+	Datum		d;
+
+	if (attnum == InvalidAttrNumber)
+		return -1;
+	d = heap_getattr(tuple, attnum, RelationGetDescr(trigdata->tg_relation), &isnull);
 
 	return isnull ? -1 : DatumGetInt64(d);
 }

@@ -56,6 +56,27 @@ enum
 };
 
 /*
+ * Where the writer's columns are in a table as it is now, and how to fill
+ * the columns someone added (table_layout.c).
+ */
+typedef struct IsoTableLayout
+{
+	int			natts;			/* columns of the table's descriptor */
+	int			ncols;			/* columns the writer supplies */
+	int		   *attidx;			/* for each: 0-based index in the descriptor */
+	bool		canonical;		/* exactly our columns, at attnums 1..ncols */
+	int			nextra;			/* live columns we do not supply */
+	bool		has_generated;	/* some of them are generated (stored) */
+	struct ExprState **defaults;	/* natts: default of an extra column, or NULL */
+} IsoTableLayout;
+
+extern void iso_table_layout_init(IsoTableLayout *layout, Relation rel, IsoTable table,
+								  EState *estate);
+extern void iso_table_layout_fill(const IsoTableLayout *layout, EState *estate,
+								  const Datum *values, const bool *nulls,
+								  TupleTableSlot *slot);
+
+/*
  * Bulk writer into one of our tables: direct heap insert plus index
  * maintenance, for loading millions of rows without SPI per row (writer.c).
  */
@@ -72,6 +93,7 @@ typedef struct IsoTableWriter
 	int			nbatch;
 	struct BulkInsertStateData *bistate;
 	MemoryContext batch_cxt;
+	IsoTableLayout layout;
 } IsoTableWriter;
 
 extern void iso_writer_open(IsoTableWriter *writer, IsoTable table);

@@ -293,6 +293,8 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	return true;
 }
 
+static void report_skipped(const EdnStats *stats);
+
 /*
  * iso_parse_jepsen(edn text) returns setof event rows
  */
@@ -318,6 +320,7 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 						   ISO_WORKLOAD_UNKNOWN, parse_txn_callback, &state,
 						   &stats, &err))
 		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
 
 	MemoryContextDelete(state.row_context);
 	return (Datum) 0;
@@ -344,6 +347,23 @@ memory_txn_callback(const EdnTxn *txn, void *arg)
 	return true;
 }
 
+
+/*
+ * Say how many records were skipped as not transactions, and why: a
+ * record of the nemesis or another :f is expected in a Jepsen history, but
+ * the count lets a user see that a whole client's records were dropped.
+ */
+static void
+report_skipped(const EdnStats *stats)
+{
+	if (stats->skipped == 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("skipped %lld of %lld records as not transactions",
+					(long long) stats->skipped, (long long) stats->records),
+			 errdetail("%lld with an :f other than :txn, %lld with a keyword :process such as :nemesis.",
+					   (long long) stats->skipped_f, (long long) stats->skipped_process)));
+}
 /*
  * Parse an EDN history straight into memory (a child context of cxt), for
  * a check that stores nothing.  Errors as iso_load_jepsen's.
@@ -359,6 +379,7 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, memory_txn_callback, eh, &stats, &err))
 		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
 	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
@@ -408,6 +429,7 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &state, &stats, &err))
 		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
 
 	iso_writer_close(&state.writer);
 	MemoryContextDelete(state.row_context);

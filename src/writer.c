@@ -21,6 +21,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -53,8 +54,10 @@ iso_writer_open(IsoTableWriter *writer, IsoTable table)
 	writer->rel = table_open(relid, RowExclusiveLock);
 	writer->estate = CreateExecutorState();
 	writer->rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(writer->rri, writer->rel, 1, NULL, 0);
+	/* no range table entry: ExecConstraints then names no inserted columns */
+	InitResultRelInfo(writer->rri, writer->rel, 0, NULL, 0);
 	ExecOpenIndices(writer->rri, false);
+	iso_table_layout_init(&writer->layout, writer->rel, table, writer->estate);
 	writer->slot = table_slot_create(writer->rel, NULL);
 	writer->cid = GetCurrentCommandId(true);
 	writer->rows = 0;
@@ -104,21 +107,33 @@ writer_flush(IsoTableWriter *writer)
 	MemoryContextReset(writer->batch_cxt);
 }
 
-/* Insert one row; values/nulls in table column order. */
+/*
+ * Put one row into slot.  Columns someone added to the table get their
+ * defaults or generated values, and then the row must pass the table's
+ * constraints as an INSERT's would (see table_layout.c).
+ */
+static void
+writer_fill(IsoTableWriter *writer, Datum *values, bool *nulls, TupleTableSlot *slot)
+{
+	iso_table_layout_fill(&writer->layout, writer->estate, values, nulls, slot);
+	if (writer->layout.nextra == 0)
+		return;
+	if (writer->layout.has_generated)
+		ExecComputeStoredGenerated(writer->rri, writer->estate, slot, CMD_INSERT);
+	ExecConstraints(writer->rri, slot, writer->estate);
+}
+
+/* Insert one row; values/nulls in the order of the install script's columns. */
 void
 iso_writer_put(IsoTableWriter *writer, Datum *values, bool *nulls)
 {
 	TupleTableSlot *slot;
-	int			natts = RelationGetDescr(writer->rel)->natts;
 	MemoryContext old;
 
 	if (writer->batch == NULL)
 	{
 		slot = writer->slot;
-		ExecClearTuple(slot);
-		memcpy(slot->tts_values, values, natts * sizeof(Datum));
-		memcpy(slot->tts_isnull, nulls, natts * sizeof(bool));
-		ExecStoreVirtualTuple(slot);
+		writer_fill(writer, values, nulls, slot);
 		table_tuple_insert(writer->rel, slot, writer->cid, 0, NULL);
 		if (writer->rri->ri_NumIndices > 0)
 			ExecInsertIndexTuples(writer->rri, slot, writer->estate,
@@ -128,14 +143,13 @@ iso_writer_put(IsoTableWriter *writer, Datum *values, bool *nulls)
 		return;
 	}
 	slot = writer->batch[writer->nbatch];
-	ExecClearTuple(slot);
-	memcpy(slot->tts_values, values, natts * sizeof(Datum));
-	memcpy(slot->tts_isnull, nulls, natts * sizeof(bool));
-	ExecStoreVirtualTuple(slot);
+	writer_fill(writer, values, nulls, slot);
 	/* the caller's datums die with its row context: copy the row now */
 	old = MemoryContextSwitchTo(writer->batch_cxt);
 	ExecMaterializeSlot(slot);
 	MemoryContextSwitchTo(old);
+	/* defaults were evaluated there: the row is a copy now */
+	ResetPerTupleExprContext(writer->estate);
 	writer->rows++;
 	if (++writer->nbatch == WRITER_BATCH)
 		writer_flush(writer);

@@ -118,5 +118,26 @@ diag "iso_dot with 30000 ids: sqlstate $state after ${elapsed} ms (timeout $dot_
 ok $( { [ "$state" = 57014 ] || [ "$state" = 00000 ]; } && [ "${elapsed:-99999}" -lt $(( dot_to + 1000 )) ] && echo 0 || echo 1) \
 	"iso_dot with 30000 transaction ids finishes or is cancelled within 1 s of the timeout"
 
+# pg_cancel_backend while iso_dot writes the DOT text of every transaction
+# (after the graph build: the loops over nodes, ops and edges)
+all_ids="ARRAY(SELECT DISTINCT txn_id FROM iso_event WHERE history_id = $big)"
+t0=$(now_ms); q -c "SELECT length(iso_dot($big, '{1}'))" >/dev/null; dot_build=$(( $(now_ms) - t0 ))
+t0=$(now_ms); q -c "SELECT length(iso_dot($big, $all_ids))" >/dev/null; dot_all=$(( $(now_ms) - t0 ))
+at=$(( dot_build + (dot_all - dot_build) / 2 ))
+psql -X -q -A -t -c "SET application_name = 'hardening-dot-victim'" \
+	-c "SELECT length(iso_dot($big, $all_ids))" >"$WORK/dot-victim.out" 2>&1 &
+victim=$!
+sleep "$(awk "BEGIN { print $at / 1000 }")"
+t0=$(now_ms)
+q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'hardening-dot-victim' AND state = 'active'" >/dev/null
+wait "$victim"
+lat=$(( $(now_ms) - t0 ))
+diag "iso_dot of all transactions: build $dot_build ms, whole $dot_all ms; cancelled at $at ms, session gone $lat ms later"
+if grep -q "canceling statement due to user request" "$WORK/dot-victim.out"; then
+	ok $([ "$lat" -lt 1000 ] && echo 0 || echo 1) "pg_cancel_backend stops iso_dot of every transaction half-way through its output within 1 s (${lat} ms)"
+else
+	skip "iso_dot finished before the cancel arrived (machine load)"
+fi
+
 q -c "SELECT iso_delete_history($small)" >/dev/null
 finish

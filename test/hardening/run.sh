@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # test/hardening/run.sh: the cancellation, memory-limit, concurrency and
 # SQL-shape (NULL arguments, load and check in one statement, parallel
-# queries) tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
+# queries) and damage tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
 # extension must be installed on the server: make install).  They run in a
 # fresh database isograph_hardening (CREATE EXTENSION isograph), dropped at
 # the end.  Ends with "N passed, N failed" (TAP checks; "# TODO" lines are
 # known bugs, listed but not counted as failures; "# SKIP" lines are timing
-# cases the machine's load made moot).  About 75 s on 2 shared cores.
+# cases the machine's load made moot).  About 3 minutes on 2 shared cores.
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
@@ -27,7 +27,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS isograph_hardening WITH (FORC
 	{ echo "cannot create database isograph_hardening with the extension"; echo "0 passed, 1 failed"; exit 1; }
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(cancel memory realtime_memory concurrency sql_shapes)
+[ ${#tests[@]} -gt 0 ] || tests=(cancel memory realtime_memory concurrency sql_shapes damage)
 passed=0 failed=0 todo=0 broken=()
 start=$(date +%s)
 for t in "${tests[@]}"; do

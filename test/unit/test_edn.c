@@ -376,10 +376,22 @@ test_syntax_variants(void)
 static void
 test_scalars(void)
 {
+	check_parse("a float may start with zeros (it is skipped)",
+				"{:type :ok, :fl 00.5, :value [[:w 1 1]]}",
+				UNK, "0 ok p- i- c- r1 l1: w 1 1", RR);
 	check_parse("integer canonical forms",
-				"{:type :ok, :value [[:w +5 007] [:w -0 5N] [:w -12 -9223372036854775808] [:w 9223372036854775807 0]]}",
+				"{:type :ok, :value [[:w +5 7] [:w -0 5N] [:w -12 -9223372036854775808] [:w 9223372036854775807 0]]}",
 				UNK,
 				"0 ok p- i- c- r1 l1: w 5 7; w 0 5; w -12 -9223372036854775808; w 9223372036854775807 0", RR);
+	/* EDN has no octal: a leading zero is an error, not 777 (nor 511) */
+	check_err("leading zero", "{:type :ok, :value [[:w 1 0777]]}", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "invalid integer '0777', expected no leading zero");
+	check_err("leading zeros, negative, in a list read", "{:type :ok, :value [[:r 1 [1 -007]]]}", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "invalid integer '-007'");
+	check_err("leading zero in :process", "{:type :ok, :process 01, :value [[:w 1 1]]}", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "invalid integer '01'");
+	check_err("leading zero in a nemesis record", "{:type :info, :f :start, :process :nemesis, :value 00}", UNK,
+			  ISO_PARSE_SYNTAX, 1, 1, "invalid integer '00'");
 	check_parse("string and keyword keys and values",
 				"{:type :ok, :value [[:w \"k\" \"v 1\"] [:w :x :y] [:w \"a\\\"b\\\\c\\n\\t\" \"\\u00e9\\ud83d\\ude00/\\/\"] [:w \"\" \"e\"]]}",
 				UNK,
@@ -428,8 +440,51 @@ test_pairing(void)
 		ok(st.events == 5, "stats: events 5 (got %lld)", (long long) st.events);
 		ok(st.workload == RR, "stats: workload rw-register");
 		ok(s.calls == 4, "stats: 4 callbacks");
+		ok(st.skipped_f == 1 && st.skipped_process == 0, "stats: skipped for :f 1, for :process 0");
 		free(s.buf);
 	}
+	/*
+	 * One :process rule: nil = absent (kept, no process); a keyword = no
+	 * client (skipped, counted); anything else in a transaction = error.
+	 */
+	check_parse(":process nil is kept like a missing :process",
+				"{:type :ok, :process nil, :value [[:w 1 1]]}\n"
+				"{:type :ok, :value [[:w 1 2]]}\n",
+				UNK, "0 ok p- i- c- r1 l1: w 1 1 | 1 ok p- i- c- r2 l2: w 1 2", RR);
+	check_parse(":process nil pairs with a :process nil invocation",
+				"{:type :invoke, :process nil, :value [[:w 1 1]]}\n"
+				"{:type :ok, :value [[:w 1 1]]}\n",
+				UNK, "1 ok p- i- c- r2 l2: w 1 1", RR);
+	check_parse("a keyword :process is no client's: skipped",
+				"{:type :ok, :process :nemesis, :value [[:w 1 1]]}\n"
+				"{:type :ok, :f :txn, :process :other, :value [[:w 1 2]]}\n"
+				"{:type :ok, :process 0, :value [[:w 1 3]]}\n",
+				UNK, "2 ok p0 i- c- r3 l3: w 1 3", RR);
+	{
+		Sink		s;
+		EdnStats	st;
+		IsoParseError e;
+		const char *t =
+			"{:type :ok, :process :nemesis, :value [[:w 1 1]]}\n"
+			"{:type :info, :f :kill, :process 3}\n"
+			"{:type :ok, :process nil, :value [[:w 1 2]]}\n";
+
+		sink_init(&s);
+		s.render = 0;
+		ok(parse_n(t, strlen(t), UNK, &s, &st, &e), "process stats: parses");
+		ok(st.skipped == 2 && st.skipped_f == 1 && st.skipped_process == 1 && st.txns == 1,
+		   "process stats: skipped 2 (1 for :f, 1 for :process), 1 txn");
+		free(s.buf);
+	}
+	check_err(":process 1.5", "{:type :ok, :process 1.5, :value [[:w 1 1]]}", UNK,
+			  ISO_PARSE_INVALID, 1, 1, ":process '1.5' is not an integer");
+	check_err(":process \"p\"", "{:type :ok, :value [[:w 1 1]]}\n{:type :ok, :process \"p\", :value [[:w 1 2]]}", UNK,
+			  ISO_PARSE_INVALID, 2, 2, ":process '\"p\"' is not an integer");
+	check_err(":process [1]", "{:type :invoke, :process [1], :value [[:w 1 1]]}", UNK,
+			  ISO_PARSE_INVALID, 1, 1, ":process '[1]' is not an integer");
+	check_parse("a bad :process in a non-:txn record is not an error",
+				"{:type :info, :f :start, :process 1.5}\n{:type :ok, :value [[:w 1 1]]}",
+				UNK, "1 ok p- i- c- r2 l2: w 1 1", RR);
 	check_parse("completion without :value takes the invocation's ops",
 				"{:type :invoke, :value [[:append 1 1] [:r 1 nil]], :process 1, :time 10}\n"
 				"{:type :info, :process 1, :time 20}\n"

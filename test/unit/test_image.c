@@ -477,6 +477,8 @@ static void txn_first_op(IsoHistory *h) { h->txns[1].first_op++; }
 static void txn_first_op_back(IsoHistory *h) { h->txns[2].first_op--; }
 static void txn_too_many_ops(IsoHistory *h) { h->txns[h->n_txns - 1].n_ops++; }
 static void txn_status(IsoHistory *h) { h->txns[0].status = ISO_STATUS_INFO + 1; }
+/* found by fuzz_image: a damaged bool, read by iso_infer (undefined behaviour) */
+static void txn_has_process(IsoHistory *h) { memset(&h->txns[0].has_process, 196, 1); }
 static void txn_too_few_ops(IsoHistory *h) { h->txns[h->n_txns - 1].n_ops--; }
 static void no_txns(IsoHistory *h) { h->n_txns = 0; }
 static void op_wrong_txn(IsoHistory *h) { h->ops[h->txns[1].first_op].txn = 0; }
@@ -601,6 +603,8 @@ break_rules(void)
 					"a transaction's micro-operations are out of range");
 	expect_validate(&st, "validate: txn status > info", txn_status,
 					"a transaction's micro-operations are out of range");
+	expect_validate(&st, "validate: txn has_process neither 0 nor 1", txn_has_process,
+					"a transaction's process flag is neither true nor false");
 	expect_validate(&st, "validate: last op of no txn", txn_too_few_ops,
 					"micro-operations belong to no transaction");
 	expect_validate(&st, "validate: ops without txns", no_txns,
