@@ -454,7 +454,7 @@ test_pairing(void)
 	check_parse(":process nil pairs with a :process nil invocation",
 				"{:type :invoke, :process nil, :value [[:w 1 1]]}\n"
 				"{:type :ok, :value [[:w 1 1]]}\n",
-				UNK, "1 ok p- i- c- r2 l2: w 1 1", RR);
+				UNK, "1 ok p- i0 c1 r2 l2: w 1 1", RR);	/* record order: times */
 	check_parse("a keyword :process is no client's: skipped",
 				"{:type :ok, :process :nemesis, :value [[:w 1 1]]}\n"
 				"{:type :ok, :f :txn, :process :other, :value [[:w 1 2]]}\n"
