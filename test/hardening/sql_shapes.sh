@@ -142,6 +142,7 @@ chmod 644 "$WORK/shapes-role.edn"
 if psql -X -q -U "$role" -c "SELECT 1" >/dev/null 2>&1; then
 	rid=$(psql -X -q -A -t -U "$role" -v file="$WORK/shapes-role.edn" 2>&1 <<'SQL'
 SET isograph.max_memory = '1GB';
+SET client_min_messages = warning;
 \set edn `cat :file`
 SELECT iso_load_jepsen('hardening-role-cap', :'edn');
 SQL
