@@ -791,7 +791,7 @@ INSERT INTO elle_skipped VALUES
 CREATE TEMP TABLE elle_reason (name text PRIMARY KEY, reason text NOT NULL);
 INSERT INTO elle_reason VALUES
 	('la graph duplicate appends',
-	 'the second record has :process nil: Elle''s test calls its graph analyzer directly; isograph skips records whose :process is not an integer (as Elle''s checker does, through h/client-ops), so no duplicate append remains'),
+	 'the second record has :f nil: isograph skips records whose :f is not :txn (as Elle''s checker does, through h/client-ops), so no duplicate append remains; Elle''s test calls its graph analyzer directly and sees one'),
 	('la G-nonadjacent {}',
 	 'isograph also reports G-single-process: T4 reads x = nil after T1, on its process, appended 1. Elle''s search finds that cycle too, but its explainer names it by its data edges and drops it, as in la lost-update {}'),
 	('la lost-update {}',
