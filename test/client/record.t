@@ -222,7 +222,7 @@ sub must_hold {
 }
 
 # PostgreSQL 15's SERIALIZABLE can commit a G2-item through a race in SSI's
-# commit (docs/postgres-ssi-race.md, README "What each level should show"):
+# commit (docs/postgres-ssi-race.md, client/README.md "What each level should show"):
 # T_in -rw-> P -rw-> T_out -wr-> T_in, the dangerous structure (two
 # consecutive rw edges) that SSI exists to catch, missed because P commits
 # while T_out is inside its COMMIT.  Such a violation is PostgreSQL's; any

@@ -5,7 +5,7 @@
 # points instead (docs/semantics.md, "so and rt").  With 20000 transactions
 # and isograph.max_memory = 32MB every graph function must finish (or stop
 # with 54000), and the backend's peak RSS must stay small.  Before the
-# change: 100M rt edges, 4.7 GB in a standalone build (README, Performance).
+# change: 100M rt edges, 4.7 GB in a standalone build (docs/performance.md).
 . "$(dirname "$0")/lib.sh"
 
 TXNS=${HARDENING_WAVES_TXNS:-20000}
