@@ -7,6 +7,10 @@
 #
 #   tools/test.sh                  everything
 #   FUZZ_SECONDS=10 tools/test.sh  shorter fuzzing (default 30 s per target)
+#
+# Others' example histories are not in the repository: the tests that use
+# them read them in place from ../shared/data beside the checkout, or from
+# $ISO_SHARED_DATA, and print a SKIPPED line where they are absent.
 . "$(dirname "$0")/common.sh"
 
 # gdb: the client tests replay PostgreSQL's SSI commit race (tools/ssi-race.sh)

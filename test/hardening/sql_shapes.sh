@@ -123,7 +123,8 @@ done
 # parallel plans forced and made cheap.
 par="-c force_parallel_mode=on -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=2"
 # a history with several witnesses of one anomaly, and 400k runs joined to it
-big=$(load_edn hardening-shapes-skew "$ISO_ROOT/test/data/list-append/arangodb-write-skew.edn")
+gen_edn "$WORK/shapes-skew.edn" --txns 1200 --processes 20 --keys 100 --seed 9 --inject G2-item --inject-every 300
+big=$(load_edn hardening-shapes-skew "$WORK/shapes-skew.edn")
 witnesses=$(q -c "SELECT count(*) FROM iso_check('ser', $big)")
 q -c "DROP TABLE IF EXISTS hardening_runs" \
   -c "CREATE TABLE hardening_runs AS SELECT g AS id, 'hardening-shapes-skew'::text AS history_name FROM generate_series(1, 400000) g" \

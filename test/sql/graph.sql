@@ -498,16 +498,6 @@ SELECT iso_materialize_graph(history_id) AS stored,
        (SELECT count(*) FROM iso_edge e WHERE e.history_id = h.history_id) AS rows
   FROM iso_history h WHERE name = 'register/g0.edn';
 
--- The two ArangoDB list-append histories.
-\set edn `cat test/data/list-append/arangodb-sample.edn`
-SELECT iso_load_jepsen('arangodb-sample', :'edn') AS h \gset
-SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, round(density::numeric, 3) AS density,
-       sccs, largest_scc, anomalies, unknown_order_keys, version_order FROM iso_graph_stats(:h);
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
-SELECT iso_load_jepsen('arangodb-write-skew', :'edn') AS h \gset
-SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, round(density::numeric, 3) AS density,
-       sccs, largest_scc, anomalies, unknown_order_keys, version_order FROM iso_graph_stats(:h);
-
 -- Register keys opt-in assumptions: session order orders writes.
 SELECT iso_load_jepsen('sequential', $$
 {:type :ok, :value [[:w 1 1]], :process 0, :index 0}

@@ -176,10 +176,6 @@ SELECT iso_load_versions(:h, :'wal') > 0 AS versions_loaded \gset
 SELECT iso_load_jepsen('register/write-skew.edn', :'edn') AS h \gset
 \set wal `cat test/data/register/write-skew.wal.jsonl`
 SELECT iso_load_versions(:h, :'wal') > 0 AS versions_loaded \gset
-\set edn `cat test/data/list-append/arangodb-sample.edn`
-SELECT iso_load_jepsen('list-append/arangodb-sample.edn', :'edn') AS h \gset
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
-SELECT iso_load_jepsen('list-append/arangodb-write-skew.edn', :'edn') AS h \gset
 
 -- jepsen-never-completed.edn delivers its transactions out of txn_id order
 -- (an invocation that never completes becomes an info transaction when the
@@ -193,7 +189,7 @@ SELECT array_agg(txn_id ORDER BY n) AS arrival_order,
          read_value, read_list, n)
  WHERE pos = 0;
 
--- 54 histories (24 of them rw-register, 14 with a version order from a
+-- 52 histories (24 of them rw-register, 14 with a version order from a
 -- WAL); every load stored an image, with its header, and no event has
 -- changed since.
 SELECT count(*) AS histories,

@@ -11,19 +11,7 @@ LANGUAGE sql AS $$
    GROUP BY 1, 2 ORDER BY 1, 2
 $$;
 
--- The two real ArangoDB list-append histories recorded by Jepsen.
-\set edn `cat test/data/list-append/arangodb-sample.edn`
-SELECT iso_load_jepsen('arangodb-sample', :'edn') AS sample \gset
-SELECT * FROM pg_temp.counts(:sample);
-SELECT name, workload, source, skipped, metadata FROM iso_history WHERE history_id = :sample;
-
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
-SELECT iso_load_jepsen('arangodb-write-skew', :'edn') AS skew \gset
-SELECT * FROM pg_temp.counts(:skew);
-
--- The transaction id is the :index of the completion record.
-SELECT txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list
-  FROM iso_event WHERE history_id = :sample ORDER BY txn_id, pos LIMIT 12;
+-- (The real ArangoDB histories, others' data, are loaded by shared_arangodb.sql.)
 
 -- The hand-made register histories: only completions, no :index, :process or :time.
 \set edn `cat test/data/register/dirty-read.edn`

@@ -123,10 +123,6 @@ INSERT INTO compared SELECT * FROM pg_temp.compare('register/lost-update.edn', :
 INSERT INTO compared SELECT * FROM pg_temp.compare('register/non-repeatable-read.edn', :'edn');
 \set edn `cat test/data/register/write-skew.edn`
 INSERT INTO compared SELECT * FROM pg_temp.compare('register/write-skew.edn', :'edn');
-\set edn `cat test/data/list-append/arangodb-sample.edn`
-INSERT INTO compared SELECT * FROM pg_temp.compare('list-append/arangodb-sample.edn', :'edn');
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
-INSERT INTO compared SELECT * FROM pg_temp.compare('list-append/arangodb-write-skew.edn', :'edn');
 \set SHOW_CONTEXT errors
 SELECT count(*) AS histories, sum(levels) AS level_rows, sum(differences) AS differences,
        count(*) FILTER (WHERE levels <> 9) AS without_nine_levels

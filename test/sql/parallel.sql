@@ -16,7 +16,12 @@ SELECT p.oid::regprocedure AS function, p.proparallel, p.provolatile, p.proisstr
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e' AND e.extname = 'isograph'
  ORDER BY 1::text;
 
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
+-- Four write skews, a history made here: in pair i, two transactions read
+-- keys a-i and b-i (both empty) and append to one each.
+SELECT string_agg(format('{:type :ok, :f :txn, :value [[:r "a-%1$s" []] [:r "b-%1$s" []] [:append "a-%1$s" 1]]}' || E'\n' ||
+                         '{:type :ok, :f :txn, :value [[:r "a-%1$s" []] [:r "b-%1$s" []] [:append "b-%1$s" 1]]}', i),
+                  E'\n' ORDER BY i) AS edn
+  FROM generate_series(1, 4) i \gset
 SELECT current_user AS regress_user \gset
 SELECT iso_load_jepsen('parallel-skew', :'edn') AS h \gset
 CREATE TABLE regress_runs AS

@@ -1,14 +1,11 @@
 -- Every hand-checked test history, checked at every level against the
 -- verdicts worked out by hand in test/data/EXPECTED.md
 -- (test/data/expected-verdicts.csv). A mismatch prints a row.
+-- (The ArangoDB histories, others' data, are checked by shared_arangodb.sql.)
 SET client_min_messages = warning;
 CREATE TEMP TABLE expected (file text, level text, holds boolean, anomalies text);
 \copy expected FROM 'test/data/expected-verdicts.csv' WITH (FORMAT csv, HEADER true, FORCE_NOT_NULL (anomalies))
 
-\set edn `cat test/data/list-append/arangodb-sample.edn`
-SELECT iso_load_jepsen('list-append/arangodb-sample.edn', :'edn') AS h \gset
-\set edn `cat test/data/list-append/arangodb-write-skew.edn`
-SELECT iso_load_jepsen('list-append/arangodb-write-skew.edn', :'edn') AS h \gset
 \set edn `cat test/data/register/dirty-read.edn`
 SELECT iso_load_jepsen('register/dirty-read.edn', :'edn') AS h \gset
 \set wal `cat test/data/register/dirty-read.wal.jsonl`
