@@ -33,6 +33,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "catalog/pg_type.h"
 #include "access/genam.h"
 #include "access/table.h"

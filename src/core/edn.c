@@ -34,14 +34,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef ISOGRAPH_STANDALONE
-#define ISO_FORMAT(f, a) pg_attribute_printf(f, a)
-#elif defined(__GNUC__)
-#define ISO_FORMAT(f, a) __attribute__((format(printf, f, a)))
-#else
-#define ISO_FORMAT(f, a)
-#endif
-
 #if defined(__GNUC__)
 #define ISO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
@@ -151,7 +143,7 @@ value_extent(const char *s, const char *end)
 	return p < end ? p : end;
 }
 
-static void ISO_FORMAT(5, 6)
+static void ISO_PRINTF(5, 6)
 set_error(IsoParseError *e, IsoErrorKind kind, int64 record, int64 line,
 		  const char *fmt,...)
 {
@@ -167,7 +159,7 @@ set_error(IsoParseError *e, IsoErrorKind kind, int64 record, int64 line,
 	va_end(ap);
 }
 
-static void ISO_FORMAT(2, 3)
+static void ISO_PRINTF(2, 3)
 set_detail(IsoParseError *e, const char *fmt,...)
 {
 	va_list		ap;
@@ -177,7 +169,7 @@ set_detail(IsoParseError *e, const char *fmt,...)
 	va_end(ap);
 }
 
-static void ISO_FORMAT(2, 3)
+static void ISO_PRINTF(2, 3)
 set_hint(IsoParseError *e, const char *fmt,...)
 {
 	va_list		ap;
@@ -571,7 +563,7 @@ static const IsoSlice empty_list[1] = {{"", 0}};
 
 static bool
 lex_error(Parser *P, IsoErrorKind kind, int64 line, const char *fmt,...)
-ISO_FORMAT(4, 5);
+ISO_PRINTF(4, 5);
 
 static bool
 lex_error(Parser *P, IsoErrorKind kind, int64 line, const char *fmt,...)
@@ -1519,7 +1511,7 @@ append_elem(Parser *P)
 static void
 defer_invalid(Parser *P, const Tok *t, const char *detail, const char *hint,
 			  const char *fmt,...)
-ISO_FORMAT(5, 6);
+ISO_PRINTF(5, 6);
 
 static void
 defer_invalid(Parser *P, const Tok *t, const char *detail, const char *hint,

@@ -13,28 +13,13 @@
 #include "port.h"
 #include "graph.h"
 
-#ifdef ISOGRAPH_STANDALONE
-#include <stdio.h>
-#endif
-
 #define INTERRUPT_MASK	0xFFFF
-
-static void
-graph_fail(const char *msg)
-{
-#ifdef ISOGRAPH_STANDALONE
-	fprintf(stderr, "isograph: %s\n", msg);
-	abort();
-#else
-	elog(ERROR, "isograph: %s", msg);
-#endif
-}
 
 static Size
 edge_bytes(uint64 n)
 {
 	if (n > (uint64) (((Size) -1) / sizeof(IsoEdge)))
-		graph_fail("edge array too large");
+		iso_host_limit("its dependency graph has too many edges for one array");
 	return (Size) n * sizeof(IsoEdge);
 }
 
@@ -66,7 +51,7 @@ iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
 		else
 		{
 			if (buf->cap > PG_INT64_MAX / 2)
-				graph_fail("edge buffer overflow");
+				iso_host_limit("its dependency graph has too many edges");
 			newcap = buf->cap * 2;
 			buf->edges = (IsoEdge *) iso_realloc(buf->edges, edge_bytes(newcap));
 		}
@@ -196,7 +181,7 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 	for (i = 0; i < n; i++)
 	{
 		if (edges[i].from >= n_vertices || edges[i].to >= n_vertices)
-			graph_fail("edge endpoint out of range");
+			iso_host_internal_error("edge endpoint out of range");
 		if (edges[i].from == edges[i].to)
 			continue;
 		if (w != i)

@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"

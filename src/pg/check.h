@@ -13,6 +13,7 @@
 #include "utils/tuplestore.h"
 
 #include "cycle.h"
+#include "host.h"
 #include "infer.h"
 
 /* A stored history, read and built, with everything in one memory context. */
@@ -48,7 +49,6 @@ extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected);
 extern void iso_build_close(IsoBuild *build);
-extern void iso_check_memory(MemoryContext cxt);
 extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);
 extern List *iso_all_history_ids(void);
 

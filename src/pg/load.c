@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"

@@ -2,32 +2,13 @@
  * port.h
  *	  The few things the parsing and graph cores need from their host.
  *
- * The EDN/WAL parsers, the graph builder and the cycle searches are plain C
- * so they can also be built outside the server (fuzzing, sanitizers).  Inside
- * the backend (the default) allocation goes to palloc in the current memory
- * context, so everything is freed with that context, also on ERROR.  Built
- * with -DISOGRAPH_STANDALONE they use malloc and abort on exhaustion.
+ * Everything under src/core is plain C that never includes postgres.h: the
+ * parsers, the history, the graph builder, the cycle searches and the level
+ * rules.  The server links it with src/pg/host.c, the unit tests and fuzzers
+ * with port_standalone.c (built with -DISOGRAPH_STANDALONE).
  */
 #ifndef ISOGRAPH_PORT_H
 #define ISOGRAPH_PORT_H
-
-#ifndef ISOGRAPH_STANDALONE
-
-#include "postgres.h"
-#include "miscadmin.h"
-
-#define iso_alloc(sz)			palloc_extended((sz), MCXT_ALLOC_HUGE)
-#define iso_alloc0(sz)			palloc_extended((sz), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO)
-#define iso_realloc(p, sz)		repalloc_huge((p), (sz))
-#define iso_free(p)				pfree(p)
-/* CHECK_FOR_INTERRUPTS, plus the isograph.max_memory check (build.c) */
-extern void iso_backend_tick(void);
-#define ISO_CHECK_INTERRUPTS()	iso_backend_tick()
-/* the isograph.max_memory check alone, every time: after a big allocation */
-extern void iso_backend_check_memory(void);
-#define ISO_CHECK_MEMORY()		iso_backend_check_memory()
-
-#else							/* ISOGRAPH_STANDALONE */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +17,12 @@ extern void iso_backend_check_memory(void);
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * PostgreSQL's integer names.  A backend file includes postgres.h first,
+ * whose c.h (include guard C_H) defines the same types; the core's own
+ * files never include it and get them here.
+ */
+#ifndef C_H
 typedef int8_t int8;
 typedef int16_t int16;
 typedef int32_t int32;
@@ -50,17 +37,45 @@ typedef size_t Size;
 #define PG_INT64_MAX	INT64_MAX
 #define PG_INT64_MIN	INT64_MIN
 #define PG_UINT32_MAX	UINT32_MAX
+#define Min(x, y)		((x) < (y) ? (x) : (y))
+#define Max(x, y)		((x) > (y) ? (x) : (y))
+#endif							/* C_H */
 
-void	   *iso_alloc(size_t size);
-void	   *iso_alloc0(size_t size);
-void	   *iso_realloc(void *ptr, size_t size);
-#define iso_free(p)				free(p)
+#if defined(__GNUC__) || defined(__clang__)
+#define ISO_PRINTF(f, a)	__attribute__((format(printf, f, a)))
+#define ISO_NORETURN		__attribute__((noreturn))
+#else
+#define ISO_PRINTF(f, a)
+#define ISO_NORETURN
+#endif
+
+/*
+ * The host: src/pg/host.c inside the server (palloc in the current memory
+ * context, so everything goes with that context, also on ERROR; interrupts
+ * and isograph.max_memory checked), port_standalone.c in unit tests and
+ * fuzzers (malloc; exhaustion and errors abort).
+ */
+extern void *iso_alloc(size_t size);
+extern void *iso_alloc0(size_t size);
+extern void *iso_realloc(void *ptr, size_t size);
+extern void iso_free(void *ptr);
+
+/* Long loops call this: CHECK_FOR_INTERRUPTS and the memory limit. */
+extern void iso_host_tick(void);
+/* The memory limit alone, every time: after a big allocation. */
+extern void iso_host_check_memory(void);
+/* A size limit of the algorithms that a user's history reached (54000). */
+extern void iso_host_limit(const char *what) ISO_NORETURN;
+/* A broken invariant: a bug, never the user's input (XX000). */
+extern void iso_host_internal_error(const char *what) ISO_NORETURN;
+
+#ifdef ISOGRAPH_STANDALONE
 #define ISO_CHECK_INTERRUPTS()	((void) 0)
 #define ISO_CHECK_MEMORY()		((void) 0)
-#define Min(x, y)				((x) < (y) ? (x) : (y))
-#define Max(x, y)				((x) > (y) ? (x) : (y))
-
-#endif							/* ISOGRAPH_STANDALONE */
+#else
+#define ISO_CHECK_INTERRUPTS()	iso_host_tick()
+#define ISO_CHECK_MEMORY()		iso_host_check_memory()
+#endif
 
 /* A piece of text; ptr == NULL means SQL NULL.  Not NUL-terminated. */
 typedef struct IsoSlice

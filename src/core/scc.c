@@ -11,25 +11,10 @@
  * cyclically adjacent rw edges, i.e. a cycle of (D ; rw?).
  */
 #include "port.h"
-#include "cycle.h"
-
-#ifdef ISOGRAPH_STANDALONE
-#include <stdio.h>
-#endif
+#include "scc.h"
 
 #define SCC_NONE		PG_UINT32_MAX
 #define INTERRUPT_MASK	0xFFFF
-
-static void
-scc_fail(const char *msg)
-{
-#ifdef ISOGRAPH_STANDALONE
-	fprintf(stderr, "isograph: %s\n", msg);
-	abort();
-#else
-	elog(ERROR, "isograph: %s", msg);
-#endif
-}
 
 /*
  * Tarjan over the plain (layered = false) or 2-layer graph.  comp[] has one
@@ -56,7 +41,7 @@ scc_core(const IsoGraph *g, uint32 mask, bool layered, uint32 *comp)
 	uint64		work = 0;
 
 	if (layered && g->n_vertices > PG_UINT32_MAX / 2 - 1)
-		scc_fail("too many vertices for the 2-layer graph");
+		iso_host_limit("more than 2^31 transactions for the 2-layer graph of the SI check");
 	nstates = layered ? g->n_vertices * 2 : g->n_vertices;
 	if (nstates == 0)
 		return 0;

@@ -18,14 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef ISOGRAPH_STANDALONE
-#define WAL_FORMAT(f, a) pg_attribute_printf(f, a)
-#elif defined(__GNUC__)
-#define WAL_FORMAT(f, a) __attribute__((format(printf, f, a)))
-#else
-#define WAL_FORMAT(f, a)
-#endif
-
 #define WAL_MAX_DEPTH 64
 #define WQUOTE_BUF ISO_QUOTE_BUF
 
@@ -108,7 +100,7 @@ wextent(const char *s, const char *end)
 static bool
 wal_error(WalParser *W, IsoErrorKind kind, const char *detail, const char *hint,
 		  const char *fmt,...)
-WAL_FORMAT(5, 6);
+ISO_PRINTF(5, 6);
 
 static bool
 wal_error(WalParser *W, IsoErrorKind kind, const char *detail, const char *hint,

@@ -15,58 +15,8 @@
 #include "utils/memutils.h"
 
 #include "check.h"
+#include "host.h"
 #include "isograph.h"
-
-/*
- * The build whose memory isograph.max_memory bounds, so that the long loops
- * of the plain-C cores can check it through ISO_CHECK_INTERRUPTS.  Cleared
- * by a reset callback when the build's context goes away, also on ERROR.
- */
-static MemoryContext limited_cxt = NULL;
-static MemoryContextCallback limited_cxt_callback;
-
-static void
-forget_limited_cxt(void *arg)
-{
-	limited_cxt = NULL;
-}
-
-void
-iso_backend_tick(void)
-{
-	static uint32 ticks = 0;
-
-	CHECK_FOR_INTERRUPTS();
-	/* walking the context tree costs more than a flag test: not every time */
-	if (limited_cxt != NULL && (++ticks & 0x3f) == 0)
-		iso_check_memory(limited_cxt);
-}
-
-void
-iso_backend_check_memory(void)
-{
-	if (limited_cxt != NULL)
-		iso_check_memory(limited_cxt);
-}
-
-void
-iso_check_memory(MemoryContext cxt)
-{
-	Size		used;
-	Size		limit;
-
-	iso_settings_ready();
-	used = MemoryContextMemAllocated(cxt, true);
-	limit = (Size) iso_max_memory_mb * 1024 * 1024;
-
-	if (used > limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("isograph needs more than isograph.max_memory (%d MB) for this history",
-						iso_max_memory_mb),
-				 errdetail("The graph build had allocated %.1f MB.", (double) used / (1024 * 1024)),
-				 errhint("Raise isograph.max_memory, e.g. SET isograph.max_memory = '8GB'.")));
-}
 
 /* The build's memory context, bounded by isograph.max_memory. */
 static void
@@ -75,10 +25,7 @@ build_begin(IsoBuild *build)
 	iso_settings_ready();
 	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
 									   ALLOCSET_DEFAULT_SIZES);
-	limited_cxt = build->cxt;
-	limited_cxt_callback.func = forget_limited_cxt;
-	limited_cxt_callback.arg = NULL;
-	MemoryContextRegisterResetCallback(build->cxt, &limited_cxt_callback);
+	iso_memory_limit_context(build->cxt);
 }
 
 /* Infer the graph of build->history (and log). */

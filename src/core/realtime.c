@@ -20,22 +20,7 @@
 #include "port.h"
 #include "realtime.h"
 
-#ifdef ISOGRAPH_STANDALONE
-#include <stdio.h>
-#endif
-
 #define TICK_MASK	0xFFFF
-
-static void
-realtime_fail(const char *msg)
-{
-#ifdef ISOGRAPH_STANDALONE
-	fprintf(stderr, "isograph: %s\n", msg);
-	abort();
-#else
-	elog(ERROR, "isograph: %s", msg);
-#endif
-}
 
 typedef struct RtEvent
 {
@@ -248,7 +233,7 @@ iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
 		info->dense = true;
 		/* points are fewer than the completions: at most n more vertices */
 		if (allow_points && (uint64) first_free + n > PG_UINT32_MAX - 1)
-			realtime_fail("too many transactions for the time points of a dense real-time order");
+			iso_host_limit("too many transactions for the time points of a dense real-time order");
 		if (allow_points)
 			info->n_points = sweep_points(ev, n_ev, vertices, first_free, buf);
 	}

@@ -41,10 +41,6 @@
 #include "port.h"
 #include "cycle.h"
 
-#ifdef ISOGRAPH_STANDALONE
-#include <stdio.h>
-#endif
-
 #define NONE32			PG_UINT32_MAX
 #define MAX_ATTEMPTS	8
 #define INTERRUPT_MASK	0xFFFF
@@ -137,17 +133,6 @@ typedef struct Ctx
 	uint64	   *rwin;
 	uint64		work;
 } Ctx;
-
-static void
-cycle_fail(const char *msg)
-{
-#ifdef ISOGRAPH_STANDALONE
-	fprintf(stderr, "isograph: %s\n", msg);
-	abort();
-#else
-	elog(ERROR, "isograph: %s", msg);
-#endif
-}
 
 static inline void
 tick(Ctx *ctx)
@@ -488,7 +473,7 @@ sccs_get(Ctx *ctx, uint32 mask, bool layered)
 		if (cache->mask[i] == mask && cache->layered[i] == layered)
 			return &cache->sccs[i];
 	if (cache->n == SCC_CACHE)
-		cycle_fail("internal error: SCC cache full");	/* pointers are held */
+		iso_host_internal_error("SCC cache full");	/* pointers are held */
 	i = cache->n;
 	if (acyclic_by_superset(ctx, mask))
 		sccs_trivial(ctx, layered, &cache->sccs[i]);
@@ -1241,7 +1226,7 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 	layered_needed = li->check == ISO_CHECK_SI ||
 		(li->forbidden_kinds & KBIT(ISO_CYCLE_G_NONADJACENT)) != 0;
 	if (layered_needed && n > PG_UINT32_MAX / 2 - 1)
-		cycle_fail("too many vertices for the 2-layer graph");
+		iso_host_limit("more than 2^31 transactions for the 2-layer graph of the SI check");
 	ctx.nstates = layered_needed ? n * 2 : n;
 	ctx.stamp = (uint32 *) iso_alloc0((Size) ctx.nstates * sizeof(uint32));
 	ctx.pedge = (uint64 *) iso_alloc((Size) ctx.nstates * sizeof(uint64));
