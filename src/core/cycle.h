@@ -87,6 +87,8 @@ extern IsoCycleKind iso_classify_cycle(const IsoGraph *graph,
 extern const char *iso_level_name(IsoLevel level);
 extern bool iso_level_parse(const char *name, IsoLevel *level);
 extern const char *iso_cycle_kind_name(IsoCycleKind kind);
+/* with -process / -realtime (names.c) */
+extern const char *iso_cycle_name(const IsoCycle *cycle);
 
 /*
  * Additions (isograph cycle core): per-level description used by

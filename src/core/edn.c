@@ -1928,7 +1928,7 @@ parse_record(Parser *P, const Tok *open)
 			case F_PROCESS:
 
 				/*
-				 * One rule (README, "Bad input"): an integer names the
+				 * One rule (docs/input.md): an integer names the
 				 * client; nil is the same as no :process (kept, no session
 				 * order); a keyword (:nemesis) marks a record of no client,
 				 * skipped and counted; anything else cannot name a client

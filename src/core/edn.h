@@ -12,7 +12,7 @@
 #ifndef ISOGRAPH_EDN_H
 #define ISOGRAPH_EDN_H
 
-#include "port.h"
+#include "names.h"
 
 /* Classes of input errors; the SQL glue maps each to one SQLSTATE. */
 typedef enum IsoErrorKind

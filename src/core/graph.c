@@ -278,24 +278,3 @@ iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES])
 			ISO_CHECK_INTERRUPTS();
 	}
 }
-
-const char *
-iso_edge_type_name(IsoEdgeType type)
-{
-	switch (type)
-	{
-		case ISO_EDGE_WW:
-			return "ww";
-		case ISO_EDGE_WR:
-			return "wr";
-		case ISO_EDGE_RW:
-			return "rw";
-		case ISO_EDGE_SO:
-			return "so";
-		case ISO_EDGE_RT:
-			return "rt";
-		case ISO_EDGE_NTYPES:
-			break;
-	}
-	return "?";
-}

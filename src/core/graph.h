@@ -68,5 +68,6 @@ extern void iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf
 extern void iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES]);
 
 extern const char *iso_edge_type_name(IsoEdgeType type);
+extern bool iso_edge_type_parse(const char *s, IsoEdgeType *type);
 
 #endif							/* ISOGRAPH_GRAPH_H */

@@ -10,7 +10,7 @@
 #ifndef ISOGRAPH_HISTORY_H
 #define ISOGRAPH_HISTORY_H
 
-#include "port.h"
+#include "names.h"
 
 #define ISO_NONE			PG_UINT32_MAX	/* no id */
 #define ISO_NO_TIME			PG_INT64_MIN	/* time unknown */

@@ -41,25 +41,6 @@ typedef struct Builder
 	uint32		epoch;
 } Builder;
 
-static const char *const anomaly_names[ISO_ANOM_KIND_COUNT] = {
-	[ISO_ANOM_G1A] = "G1a",
-	[ISO_ANOM_G1B] = "G1b",
-	[ISO_ANOM_DIRTY_UPDATE] = "dirty-update",
-	[ISO_ANOM_INTERNAL] = "internal",
-	[ISO_ANOM_LOST_UPDATE] = "lost-update",
-	[ISO_ANOM_GARBAGE_READ] = "garbage-read",
-	[ISO_ANOM_DUPLICATE_ELEMENTS] = "duplicate-elements",
-	[ISO_ANOM_INCOMPATIBLE_ORDER] = "incompatible-order",
-	[ISO_ANOM_CYCLIC_VERSIONS] = "cyclic-versions",
-	[ISO_ANOM_FUTURE_READ] = "future-read",
-};
-
-const char *
-iso_anomaly_name(IsoAnomalyKind kind)
-{
-	return anomaly_names[kind];
-}
-
 static inline uint32
 op_txn(const Builder *b, uint32 op)
 {

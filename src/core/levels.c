@@ -65,10 +65,6 @@ static const struct
 	{"pl-3", ISO_LEVEL_SER},
 };
 
-static const char *const kind_names[ISO_CYCLE_KIND_COUNT] = {
-	"G0", "G1c", "G-single", "G-nonadjacent", "G2-item"
-};
-
 const IsoLevelInfo *
 iso_level_info(IsoLevel level)
 {
@@ -132,14 +128,6 @@ iso_level_parse(const char *name, IsoLevel *level)
 		}
 	}
 	return false;
-}
-
-const char *
-iso_cycle_kind_name(IsoCycleKind kind)
-{
-	if ((int) kind < 0 || kind >= ISO_CYCLE_KIND_COUNT)
-		return "unknown";
-	return kind_names[kind];
 }
 
 bool

@@ -74,18 +74,6 @@ text_array(char **v, int n)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-static const char *
-cycle_anomaly_name(const IsoCycle *c)
-{
-	const char *base = iso_cycle_kind_name(c->kind);
-
-	if (c->uses_rt)
-		return psprintf("%s-realtime", base);
-	if (c->uses_so)
-		return psprintf("%s-process", base);
-	return base;
-}
-
 static void
 put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 			  Tuplestorestate *store, TupleDesc desc)
@@ -106,7 +94,7 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 	if (length == 0)
 		elog(ERROR, "witness cycle without a transaction");
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s: ", cycle_anomaly_name(c));
+	appendStringInfo(&buf, "%s: ", iso_cycle_name(c));
 	for (i = 0; i < length; i++)
 	{
 		const IsoEdge *e = &cycle[i];
@@ -125,7 +113,7 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 	values[0] = Int64GetDatum(build->history_id);
 	values[1] = CStringGetTextDatum(build->name);
 	values[2] = CStringGetTextDatum(iso_level_name(level));
-	values[3] = CStringGetTextDatum(cycle_anomaly_name(c));
+	values[3] = CStringGetTextDatum(iso_cycle_name(c));
 	values[4] = int8_array(txns, length);
 	values[5] = text_array(types, length);
 	values[6] = text_array(keys, length);

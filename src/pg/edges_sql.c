@@ -32,18 +32,14 @@ typedef struct TxnVertex
 	uint32		vertex;
 } TxnVertex;
 
-static const char *const edge_type_names[ISO_EDGE_NTYPES] = {"ww", "wr", "rw", "so", "rt"};
-
 static IsoEdgeType
 edge_type_from_text(const char *s)
 {
-	int			t;
+	IsoEdgeType t;
 
-	for (t = 0; t < ISO_EDGE_NTYPES; t++)
-		if (strcmp(s, edge_type_names[t]) == 0)
-			return (IsoEdgeType) t;
-	elog(ERROR, "unknown edge type \"%s\"", s);
-	return ISO_EDGE_WW;
+	if (!iso_edge_type_parse(s, &t))
+		elog(ERROR, "unknown edge type \"%s\"", s);	/* iso_edge's CHECK */
+	return t;
 }
 
 /*
@@ -196,7 +192,6 @@ iso_check_edges(PG_FUNCTION_ARGS)
 		int			lbs[1] = {1};
 		Datum		values[6];
 		bool		nulls[6] = {false, false, false, false, false, false};
-		const char *kind = iso_cycle_kind_name(c->kind);
 		uint32		j;
 
 		for (j = 0; j < c->length; j++)
@@ -204,7 +199,7 @@ iso_check_edges(PG_FUNCTION_ARGS)
 			const IsoEdge *e = &graph.edges[c->edges[j]];
 
 			cyc[j] = Int64GetDatum(txn_ids[e->from]);
-			types[j] = CStringGetTextDatum(edge_type_names[e->type]);
+			types[j] = CStringGetTextDatum(iso_edge_type_name(e->type));
 			knull[j] = e->key == ISO_NO_KEY;
 			if (!knull[j])
 			{
@@ -216,8 +211,7 @@ iso_check_edges(PG_FUNCTION_ARGS)
 		}
 		values[0] = Int64GetDatum(history_id);
 		values[1] = CStringGetTextDatum(iso_level_name(level));
-		values[2] = CStringGetTextDatum(c->uses_rt ? psprintf("%s-realtime", kind) :
-										c->uses_so ? psprintf("%s-process", kind) : kind);
+		values[2] = CStringGetTextDatum(iso_cycle_name(c));
 		values[3] = PointerGetDatum(construct_array(cyc, c->length, INT8OID, 8,
 													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		values[4] = PointerGetDatum(construct_array(types, c->length, TEXTOID, -1,

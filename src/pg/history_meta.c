@@ -116,9 +116,8 @@ iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
 		if (name)
 			*name = pstrdup(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 		MemoryContextSwitchTo(old);
-		if (workload)
-			*workload = strcmp(w, "list-append") == 0 ?
-				ISO_WORKLOAD_LIST_APPEND : ISO_WORKLOAD_RW_REGISTER;
+		if (workload && !iso_workload_parse(w, workload))
+			*workload = ISO_WORKLOAD_RW_REGISTER;	/* the CHECK admits two */
 	}
 	SPI_finish();
 	return found;

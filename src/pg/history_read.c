@@ -55,7 +55,11 @@ static IsoOpKind
 event_kind(IsoWorkload workload, int64 txn_id, int32 pos, const char *op,
 		   bool has_read_value, bool has_read_list)
 {
-	if (strcmp(op, "r") == 0)
+	IsoOpKind	kind;
+
+	if (!iso_op_parse(op, &kind))
+		kind = ISO_OP_WRITE;	/* iso_event's CHECK admits r, w, append */
+	if (kind == ISO_OP_READ)
 	{
 		if (workload == ISO_WORKLOAD_LIST_APPEND && has_read_value)
 			bad_event(txn_id, pos, "a register read in a list-append history",
@@ -65,7 +69,7 @@ event_kind(IsoWorkload workload, int64 txn_id, int32 pos, const char *op,
 					  "Reads of a rw-register history go in read_value.");
 		return ISO_OP_READ;
 	}
-	if (strcmp(op, "append") == 0)
+	if (kind == ISO_OP_APPEND)
 	{
 		if (workload != ISO_WORKLOAD_LIST_APPEND)
 			bad_event(txn_id, pos, "an append in a rw-register history",
@@ -114,8 +118,8 @@ add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn
 	pos = DatumGetInt32(d[5]);
 	status_s = text_cstring(d[2], status_buf, sizeof(status_buf));
 	op_s = text_cstring(d[6], op_buf, sizeof(op_buf));
-	status = strcmp(status_s, "ok") == 0 ? ISO_STATUS_OK :
-		strcmp(status_s, "fail") == 0 ? ISO_STATUS_FAIL : ISO_STATUS_INFO;
+	if (!iso_status_parse(status_s, &status))
+		status = ISO_STATUS_INFO;	/* iso_event's CHECK admits ok, fail, info */
 
 	kind = event_kind(h->workload, txn_id, pos, op_s, !isnull[9], !isnull[10]);
 

@@ -77,11 +77,10 @@ IsoWorkload
 iso_workload_from_text(text *t)
 {
 	char	   *s = text_to_cstring(t);
+	IsoWorkload workload;
 
-	if (strcmp(s, "list-append") == 0)
-		return ISO_WORKLOAD_LIST_APPEND;
-	if (strcmp(s, "rw-register") == 0)
-		return ISO_WORKLOAD_RW_REGISTER;
+	if (iso_workload_parse(s, &workload))
+		return workload;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown workload \"%s\"", s),
