@@ -346,6 +346,36 @@ iso_history_end_input(IsoHistory *h)
 	h->n_memo = 0;
 }
 
+/* Free everything of h (the tables, the arrays and any list memos). */
+void
+iso_history_free(IsoHistory *h)
+{
+	iso_history_end_input(h);
+	if (h->txns)
+		iso_free(h->txns);
+	if (h->ops)
+		iso_free(h->ops);
+	if (h->elems)
+		iso_free(h->elems);
+	iso_strtab_free(&h->keys);
+	iso_strtab_free(&h->values);
+	memset(h, 0, sizeof(*h));
+}
+
+void
+iso_strtab_free(IsoStrTab *tab)
+{
+	if (tab->arena)
+		iso_free(tab->arena);
+	if (tab->offsets)
+		iso_free(tab->offsets);
+	if (tab->slots)
+		iso_free(tab->slots);
+	if (tab->hashes)
+		iso_free(tab->hashes);
+	memset(tab, 0, sizeof(*tab));
+}
+
 /* A transaction's id and index, sorted by id for iso_history_reorder. */
 typedef struct TxnOrder
 {

@@ -32,6 +32,7 @@ typedef struct IsoStrTab
 extern void iso_strtab_init(IsoStrTab *tab, uint32 expected);
 extern uint32 iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len);
 extern uint32 iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len);
+extern void iso_strtab_free(IsoStrTab *tab);
 static inline const char *
 iso_strtab_get(const IsoStrTab *tab, uint32 id, int32 *len)
 {
@@ -115,6 +116,9 @@ extern uint32 iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
 extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 								   const IsoSlice *elems, int32 n);
 extern void iso_history_end_input(IsoHistory *h);
+
+/* Free everything h holds (inside the server its memory context does). */
+extern void iso_history_free(IsoHistory *h);
 
 /* Start a list read of list_len elements, then add each with add_elem. */
 extern uint32 iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key,

@@ -23,6 +23,7 @@
 #include "utils/memutils.h"
 
 #include "check.h"
+#include "history_edn.h"
 #include "isograph.h"
 #include "wal.h"
 
@@ -155,17 +156,10 @@ event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
 	}
 }
 
-/*
- * An IsoHistory built from parsed EDN transactions, exactly as reading the
- * rows back (history_read.c) would build it: same calls, same texts, and in
- * the end the same order (transactions sorted by txn_id).
- */
 struct EdnHistory
 {
-	IsoHistory	h;
-	MemoryContext cxt;			/* holds h */
-	int64		last_txn_id;
-	bool		in_order;		/* txn_ids arrived strictly increasing */
+	IsoEdnHistory eh;			/* history_edn.c */
+	MemoryContext cxt;			/* holds eh's arrays */
 };
 
 static EdnHistory *
@@ -174,69 +168,38 @@ edn_history_begin(MemoryContext parent)
 	MemoryContext cxt = AllocSetContextCreate(parent, "isograph EDN history",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	EdnHistory *eh = palloc0(sizeof(EdnHistory));
+	EdnHistory *h = palloc0(sizeof(EdnHistory));
 
-	eh->cxt = cxt;
-	eh->in_order = true;
-	iso_history_init(&eh->h, ISO_WORKLOAD_UNKNOWN);
+	h->cxt = cxt;
+	iso_edn_history_begin(&h->eh);
 	MemoryContextSwitchTo(old);
-	return eh;
+	return h;
 }
 
 static void
-edn_history_add(EdnHistory *eh, const EdnTxn *txn)
+edn_history_add(EdnHistory *h, const EdnTxn *txn)
 {
-	IsoHistory *h = &eh->h;
-	MemoryContext old;
-	int			i;
+	MemoryContext old = MemoryContextSwitchTo(h->cxt);
 
-	if (txn->n_ops == 0)
-		return;					/* it has no rows, so reading back has no trace */
-	old = MemoryContextSwitchTo(eh->cxt);
-	if (h->n_txns > 0 && txn->txn_id <= eh->last_txn_id)
-		eh->in_order = false;
-	eh->last_txn_id = txn->txn_id;
-	iso_history_add_txn(h, txn->txn_id, txn->status, txn->has_process,
-						txn->has_process ? txn->process : 0,
-						txn->has_invoke_time ? txn->invoke_time : ISO_NO_TIME,
-						txn->has_complete_time ? txn->complete_time : ISO_NO_TIME);
-	for (i = 0; i < txn->n_ops; i++)
-	{
-		const EdnOp *op = &txn->ops[i];
-
-		if (op->op == ISO_OP_READ && op->list_len >= 0)
-			iso_history_add_list(h, i, op->key, op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key,
-							   op->op == ISO_OP_READ ? op->read_value : op->value,
-							   NULL, -1);
-	}
+	iso_edn_history_add(txn, &h->eh);
 	MemoryContextSwitchTo(old);
 }
 
-/* Finish the history: its workload, and txn_id order.  Returns eh->h. */
+/* Finish the history: its workload, and txn_id order. */
 static IsoHistory *
-edn_history_finish(EdnHistory *eh, IsoWorkload workload)
+edn_history_finish(EdnHistory *h, IsoWorkload workload)
 {
-	MemoryContext old = MemoryContextSwitchTo(eh->cxt);
+	MemoryContext old = MemoryContextSwitchTo(h->cxt);
+	int64		dup;
 
-	eh->h.workload = workload;
-	iso_history_end_input(&eh->h);
-	if (!eh->in_order)
-	{
-		IsoHistory	sorted;
-		int64		dup;
-
-		if (!iso_history_reorder(&eh->h, &sorted, &dup))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNIQUE_VIOLATION),
-					 errmsg("transaction id %lld occurs twice in the history", (long long) dup),
-					 errdetail("A transaction's id is its completion's :index, or its position in the history when it has none."),
-					 errhint("Give every completion a distinct :index.")));
-		eh->h = sorted;			/* the unsorted arrays go with eh->cxt */
-	}
+	if (!iso_edn_history_finish(&h->eh, workload, &dup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("transaction id %lld occurs twice in the history", (long long) dup),
+				 errdetail("A transaction's id is its completion's :index, or its position in the history when it has none."),
+				 errhint("Give every completion a distinct :index.")));
 	MemoryContextSwitchTo(old);
-	return &eh->h;
+	return &h->eh.h;
 }
 
 /* State shared by the EDN callbacks. */

@@ -51,11 +51,8 @@ ref_classify(const IsoGraph *g, const uint64 *cy, uint32 len, bool *so, bool *rt
 {
 	uint32		i,
 				nrw = 0,
-				nwr = 0,
-				ndata = 0;
-	bool		adj = false,
-				onekey = true;
-	uint32		key = 0;
+				nwr = 0;
+	bool		adj = false;
 
 	*so = *rt = false;
 	for (i = 0; i < len; i++)
@@ -67,13 +64,6 @@ ref_classify(const IsoGraph *g, const uint64 *cy, uint32 len, bool *so, bool *rt
 			*so = true;
 		else if (e->type == ISO_EDGE_RT)
 			*rt = true;
-		else
-		{
-			if (ndata++ == 0)
-				key = e->key;
-			else if (e->key != key)
-				onekey = false;
-		}
 		if (e->type == ISO_EDGE_WR)
 			nwr++;
 		if (e->type == ISO_EDGE_RW)
