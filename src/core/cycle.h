@@ -113,6 +113,9 @@ typedef struct IsoLevelInfo
 								 * witnesses' components */
 	IsoLevelCheck check;
 	uint32		forbidden_kinds;	/* ISO_CYCLE_KIND_BIT set */
+	uint32		forbidden_anomalies;	/* non-cycle anomalies forbidden: bits
+										 * of IsoAnomalyKind (infer.h) */
+	uint32		implies;		/* bits of the weaker levels it implies */
 } IsoLevelInfo;
 
 /* NULL for an out-of-range level. */

@@ -19,36 +19,68 @@
 #define K_GN		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G_NONADJACENT)
 #define K_G2		ISO_CYCLE_KIND_BIT(ISO_CYCLE_G2_ITEM)
 
-/* Indexed by IsoLevel; keep in enum order. */
+#define A(k)		(1u << (k))
+/* impossible at any level (Elle: PL-1 proscribes them) */
+#define A_PL1		(A(ISO_ANOM_GARBAGE_READ) | A(ISO_ANOM_DUPLICATE_ELEMENTS) | \
+					 A(ISO_ANOM_CYCLIC_VERSIONS))
+/* G1a, G1b and what implies them (Elle: incompatible-order implies a
+ * dirty read: a read-uncommitted reader may see appends undone later;
+ * future-read is a trivial wr cycle, G1c) */
+#define A_PL2		(A_PL1 | A(ISO_ANOM_G1A) | A(ISO_ANOM_G1B) | A(ISO_ANOM_DIRTY_UPDATE) | \
+					 A(ISO_ANOM_INCOMPATIBLE_ORDER) | A(ISO_ANOM_FUTURE_READ))
+/* repeatable read forbids lost updates, not internal reads (Elle) */
+#define A_PL299		(A_PL2 | A(ISO_ANOM_LOST_UPDATE))
+/* psi and stronger: internal consistency too (Cerone's INT) */
+#define A_PSI		(A_PL299 | A(ISO_ANOM_INTERNAL))
+
+#define L(l)		(1u << (l))
+
+/*
+ * Each level whole: the edges that act as D, the relation whose cycles it
+ * forbids and how that is decided, the cycle kinds and non-cycle anomalies
+ * it forbids, and the weaker levels it implies.  Indexed by IsoLevel.
+ */
 static const IsoLevelInfo level_table[ISO_LEVEL_COUNT] = {
 	/* pl-1: G0, cycles of ww only */
-	{"pl-1", BIT_WW, BIT_WW, ISO_CHECK_ACYCLIC, K_G0},
+	[ISO_LEVEL_PL1] = {"pl-1", BIT_WW, BIT_WW, ISO_CHECK_ACYCLIC, K_G0, A_PL1, 0},
 	/* pl-2: G0, G1c, cycles of ww|wr */
-	{"pl-2", BIT_WW | BIT_WR, BIT_WW | BIT_WR, ISO_CHECK_ACYCLIC, K_G0 | K_G1C},
+	[ISO_LEVEL_PL2] = {"pl-2", BIT_WW | BIT_WR, BIT_WW | BIT_WR, ISO_CHECK_ACYCLIC,
+	K_G0 | K_G1C, A_PL2, L(ISO_LEVEL_PL1)},
 	/* pl-2.99: every cycle of ww|wr|rw (item cycles; no predicates here) */
-	{"pl-2.99", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
-	ISO_CYCLE_KINDS_ALL},
+	[ISO_LEVEL_PL299] = {"pl-2.99", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW,
+		ISO_CHECK_ACYCLIC, ISO_CYCLE_KINDS_ALL, A_PL299,
+	L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 	/* psi: D cycles and cycles with exactly one rw */
-	{"psi", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_PSI,
-	K_G0 | K_G1C | K_GS},
+	[ISO_LEVEL_PSI] = {"psi", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_PSI,
+		K_G0 | K_G1C | K_GS, A_PSI,
+	L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 	/* si: (D ; rw?) acyclic */
-	{"si", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_GS | K_GN},
+	[ISO_LEVEL_SI] = {"si", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_SI,
+		K_G0 | K_G1C | K_GS | K_GN, A_PSI,
+	L(ISO_LEVEL_PSI) | L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 	/* ser: every cycle */
-	{"ser", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
-	ISO_CYCLE_KINDS_ALL},
+	[ISO_LEVEL_SER] = {"ser", BIT_WW | BIT_WR, BIT_WW | BIT_WR | BIT_RW, ISO_CHECK_ACYCLIC,
+		ISO_CYCLE_KINDS_ALL, A_PSI,
+		L(ISO_LEVEL_SI) | L(ISO_LEVEL_PL299) | L(ISO_LEVEL_PSI) | L(ISO_LEVEL_PL2) |
+	L(ISO_LEVEL_PL1)},
 	/* strong-session-si: si with so in D */
-	{"strong-session-si", BIT_WW | BIT_WR | BIT_SO,
+	[ISO_LEVEL_STRONG_SESSION_SI] = {"strong-session-si", BIT_WW | BIT_WR | BIT_SO,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_SI,
-	K_G0 | K_G1C | K_GS | K_GN},
+		K_G0 | K_G1C | K_GS | K_GN, A_PSI,
+	L(ISO_LEVEL_SI) | L(ISO_LEVEL_PSI) | L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 	/* strong-session-serializable: ser with so in D */
-	{"strong-session-serializable", BIT_WW | BIT_WR | BIT_SO,
-		BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_ACYCLIC,
-	ISO_CYCLE_KINDS_ALL},
+	[ISO_LEVEL_STRONG_SESSION_SER] = {"strong-session-serializable",
+		BIT_WW | BIT_WR | BIT_SO, BIT_WW | BIT_WR | BIT_RW | BIT_SO, ISO_CHECK_ACYCLIC,
+		ISO_CYCLE_KINDS_ALL, A_PSI,
+		L(ISO_LEVEL_SER) | L(ISO_LEVEL_STRONG_SESSION_SI) | L(ISO_LEVEL_SI) |
+	L(ISO_LEVEL_PL299) | L(ISO_LEVEL_PSI) | L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 	/* strict-serializable: ser with so and rt in D */
-	{"strict-serializable", BIT_WW | BIT_WR | BIT_SO | BIT_RT,
+	[ISO_LEVEL_STRICT_SER] = {"strict-serializable", BIT_WW | BIT_WR | BIT_SO | BIT_RT,
 		BIT_WW | BIT_WR | BIT_RW | BIT_SO | BIT_RT, ISO_CHECK_ACYCLIC,
-	ISO_CYCLE_KINDS_ALL},
+		ISO_CYCLE_KINDS_ALL, A_PSI,
+		L(ISO_LEVEL_STRONG_SESSION_SER) | L(ISO_LEVEL_SER) |
+		L(ISO_LEVEL_STRONG_SESSION_SI) | L(ISO_LEVEL_SI) | L(ISO_LEVEL_PL299) |
+	L(ISO_LEVEL_PSI) | L(ISO_LEVEL_PL2) | L(ISO_LEVEL_PL1)},
 };
 
 static const struct
@@ -133,32 +165,13 @@ iso_level_parse(const char *name, IsoLevel *level)
 bool
 iso_level_forbids(IsoLevel level, IsoAnomalyKind kind)
 {
-	switch (kind)
-	{
-		case ISO_ANOM_GARBAGE_READ:
-		case ISO_ANOM_DUPLICATE_ELEMENTS:
-		case ISO_ANOM_CYCLIC_VERSIONS:
-			return true;
+	return (level_table[level].forbidden_anomalies & A(kind)) != 0;
+}
 
-			/*
-			 * Two list states from no one timeline imply a dirty read (Elle:
-			 * incompatible-order implies G1a): a read-uncommitted reader may
-			 * see appends that are undone later.
-			 */
-		case ISO_ANOM_INCOMPATIBLE_ORDER:
-		case ISO_ANOM_G1A:
-		case ISO_ANOM_G1B:
-		case ISO_ANOM_DIRTY_UPDATE:
-		case ISO_ANOM_FUTURE_READ:
-			return level != ISO_LEVEL_PL1;
-		case ISO_ANOM_LOST_UPDATE:
-			return level >= ISO_LEVEL_PL299;
-		case ISO_ANOM_INTERNAL:
-			return level >= ISO_LEVEL_PSI;
-		case ISO_ANOM_KIND_COUNT:
-			break;
-	}
-	return false;
+bool
+iso_level_implies(IsoLevel stronger, IsoLevel weaker)
+{
+	return (level_table[stronger].implies & L(weaker)) != 0;
 }
 
 bool

@@ -20,6 +20,9 @@
  */
 extern bool iso_level_forbids(IsoLevel level, IsoAnomalyKind kind);
 
+/* Every history that satisfies stronger satisfies weaker (stronger != weaker). */
+extern bool iso_level_implies(IsoLevel stronger, IsoLevel weaker);
+
 /*
  * Whether a level holds: no anomaly it forbids and no cycle it forbids.
  * cache: the graph's SCC cache, or NULL.

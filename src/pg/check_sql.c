@@ -259,31 +259,6 @@ iso_check(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* a is stronger than b: every history satisfying a satisfies b. */
-static bool
-level_implies(IsoLevel a, IsoLevel b)
-{
-	static const uint16 weaker[ISO_LEVEL_COUNT] = {
-		[ISO_LEVEL_PL1] = 0,
-		[ISO_LEVEL_PL2] = 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_PL299] = 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_PSI] = 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_SI] = 1 << ISO_LEVEL_PSI | 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_SER] = 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 | 1 << ISO_LEVEL_PSI |
-		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_STRONG_SESSION_SI] = 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PSI |
-		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_STRONG_SESSION_SER] = 1 << ISO_LEVEL_SER | 1 << ISO_LEVEL_STRONG_SESSION_SI |
-		1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 | 1 << ISO_LEVEL_PSI |
-		1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-		[ISO_LEVEL_STRICT_SER] = 1 << ISO_LEVEL_STRONG_SESSION_SER | 1 << ISO_LEVEL_SER |
-		1 << ISO_LEVEL_STRONG_SESSION_SI | 1 << ISO_LEVEL_SI | 1 << ISO_LEVEL_PL299 |
-		1 << ISO_LEVEL_PSI | 1 << ISO_LEVEL_PL2 | 1 << ISO_LEVEL_PL1,
-	};
-
-	return (weaker[a] & (1 << b)) != 0;
-}
-
 /*
  * Where strict-serializable's real-time order came from (docs/semantics.md,
  * "so and rt"), so that a pass without real time is not mistaken for one.
@@ -354,7 +329,7 @@ put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 		int			m;
 
 		for (m = 0; m < ISO_LEVEL_COUNT && strongest; m++)
-			if (violations[m] == 0 && level_implies((IsoLevel) m, (IsoLevel) l))
+			if (violations[m] == 0 && iso_level_implies((IsoLevel) m, (IsoLevel) l))
 				strongest = false;
 		values[0] = CStringGetTextDatum(iso_level_name((IsoLevel) l));
 		values[1] = BoolGetDatum(violations[l] == 0);
