@@ -44,6 +44,14 @@ client-install:
 client-clean:
 	$(MAKE) -C client clean
 
+# The core/backend boundary: src/core is plain C that the unit tests and
+# fuzzers build without the server, so it never includes a server header.
+.PHONY: layout
+layout:
+	@if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((postgres|postgres_fe|c|fmgr|funcapi|miscadmin|pgstat)\.h|(access|catalog|commands|common|executor|lib|libpq|nodes|parser|port|storage|tcop|utils)/)' src/core/*.c src/core/*.h; then \
+		echo "src/core includes a server header (above): move that code to src/pg"; exit 1; \
+	else echo "src/core includes no server header"; fi
+
 # Standalone checks of the C cores (no server needed).
 .PHONY: unit fuzz sanitize
 unit:

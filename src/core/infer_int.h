@@ -1,7 +1,7 @@
 /*
  * infer_int.h
- *	  What the graph builder's files share (infer.c, infer_list.c,
- *	  infer_register.c, infer_order.c): the builder's state and its small
+ *	  What the graph builder's files share (infer.c, infer_common.c,
+ *	  infer_list.c, infer_register.c, infer_order.c): the builder's state and its small
  *	  helpers.  Private to the graph builder; callers use infer.h.
  */
 #ifndef ISOGRAPH_INFER_INT_H
@@ -90,11 +90,13 @@ mix64(uint64 x)
 	return x;
 }
 
-/* infer.c */
+/* infer_common.c */
 extern void iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key,
 								  uint32 value, uint32 op_a, uint32 op_b);
 extern void iso_infer_add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type,
 							   uint32 key, uint32 from_op, uint32 to_op);
+/* Map each written (key, value) to its op; false with *err if one repeats. */
+extern bool iso_infer_build_write_map(Builder *b, IsoParseError *err);
 /* Op index that wrote value to key, or ISO_NONE. */
 extern uint32 iso_infer_writer_of(const Builder *b, uint32 key, uint32 value);
 /* reads[i] = (version rank, reader op); sorted here. */

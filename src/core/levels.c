@@ -1,8 +1,9 @@
 /*
  * levels.c
- *	  Isolation level and cycle kind names, the per-level table that
- *	  iso_find_cycles works from, and a level's verdict on an inferred
- *	  history (docs/semantics.md, "Levels").
+ *	  Each isolation level whole, in one table: the edges that act as D,
+ *	  the relation whose cycles it forbids and how that is decided, the
+ *	  cycle kinds and non-cycle anomalies it forbids, the levels it implies;
+ *	  and level names (docs/semantics.md, "Levels").  verdict.c applies it.
  */
 #include "port.h"
 #include "levels.h"
@@ -172,21 +173,4 @@ bool
 iso_level_implies(IsoLevel stronger, IsoLevel weaker)
 {
 	return (level_table[stronger].implies & L(weaker)) != 0;
-}
-
-bool
-iso_level_holds(const IsoInference *inf, IsoLevel level, IsoSccCache *cache)
-{
-	IsoCycleList cycles;
-	bool		violated;
-	uint32		i;
-
-	for (i = 0; i < inf->n_anomalies; i++)
-		if (iso_level_forbids(level, (IsoAnomalyKind) inf->anomalies[i].kind))
-			return false;
-	/* the cycle condition is exact whatever the witness cap: ask for one */
-	memset(&cycles, 0, sizeof(cycles));
-	violated = iso_find_cycles_cached(&inf->graph, level, 1, &cycles, cache);
-	iso_cycle_list_free(&cycles);
-	return !violated;
 }
