@@ -4,8 +4,14 @@ EXTENSION = isograph
 EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = isograph
-# Every src/*.c goes into the module except the standalone allocation shim.
-OBJS = $(patsubst %.c,%.o,$(filter-out src/port_standalone.c,$(sort $(wildcard src/*.c))))
+# src/core: plain C (parsers, history, graph builder, cycle search, level
+# rules), never postgres.h, also built outside the server by the unit tests
+# and fuzzers; src/pg: the backend (module, storage, images, SQL functions),
+# which is also the core's host (src/pg/host.c; port_standalone.c outside).
+CORE_OBJS = $(patsubst %.c,%.o,$(filter-out src/core/port_standalone.c,$(sort $(wildcard src/core/*.c))))
+PG_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/pg/*.c)))
+OBJS = $(CORE_OBJS) $(PG_OBJS)
+PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
 
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 
@@ -24,7 +30,7 @@ include $(PGXS)
 
 # headers are shared by every file: rebuild all objects when one changes
 # (after the include, so that PGXS's "all" stays the default goal)
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 
 # The libpq client, isograph-record (client/), builds and installs with us.
 .PHONY: client client-install client-clean
@@ -37,6 +43,14 @@ client-install:
 	$(MAKE) -C client install
 client-clean:
 	$(MAKE) -C client clean
+
+# The core/backend boundary: src/core is plain C that the unit tests and
+# fuzzers build without the server, so it never includes a server header.
+.PHONY: layout
+layout:
+	@if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((postgres|postgres_fe|c|fmgr|funcapi|miscadmin|pgstat)\.h|(access|catalog|commands|common|executor|lib|libpq|nodes|parser|port|storage|tcop|utils)/)' src/core/*.c src/core/*.h; then \
+		echo "src/core includes a server header (above): move that code to src/pg"; exit 1; \
+	else echo "src/core includes no server header"; fi
 
 # Standalone checks of the C cores (no server needed).
 .PHONY: unit fuzz sanitize

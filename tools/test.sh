@@ -48,6 +48,7 @@ pgtap() {
 }
 
 cd "$ISO_ROOT"
+run layout make -s layout
 run regress make -s installcheck
 run pgtap pgtap
 run unit make -s unit

@@ -17,6 +17,7 @@
  */
 #include "edn.h"
 #include "history.h"
+#include "history_edn.h"
 #include "image.h"
 #include "infer.h"
 
@@ -29,46 +30,15 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MUTATION_BYTES 5		/* uint32 position, uint8 xor */
 
-static void
-strtab_free(IsoStrTab *t)
-{
-	free(t->arena);
-	free(t->offsets);
-	free(t->slots);
-	free(t->hashes);
-}
-
-static void
-history_free(IsoHistory *h)
-{
-	free(h->txns);
-	free(h->ops);
-	free(h->elems);
-	strtab_free(&h->keys);
-	strtab_free(&h->values);
-}
-
-/* EDN -> IsoHistory, as load.c does. */
+/* EDN -> IsoHistory, as the loader does (history_edn.c), at most 2000
+ * transactions to keep each input fast. */
 static bool
 add_txn(const EdnTxn *t, void *arg)
 {
-	IsoHistory *h = arg;
-	int32		i;
+	IsoEdnHistory *eh = arg;
 
-	iso_history_add_txn(h, t->txn_id, t->status, t->has_process, t->process,
-						t->has_invoke_time ? t->invoke_time : ISO_NO_TIME,
-						t->has_complete_time ? t->complete_time : ISO_NO_TIME);
-	for (i = 0; i < t->n_ops; i++)
-	{
-		const EdnOp *op = &t->ops[i];
-
-		if (op->op == ISO_OP_READ)
-			iso_history_add_op(h, ISO_OP_READ, i, op->key, op->read_value,
-							   op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key, op->value, NULL, -1);
-	}
-	return h->n_txns < 2000;	/* keep each input fast */
+	iso_edn_history_add(t, eh);
+	return eh->h.n_txns < 2000;
 }
 
 /* Read an image back from its sections as iso_image_read does; infer on it. */
@@ -112,13 +82,15 @@ read_back(uint8_t *flat, const uint64 *bytes)
 			free(inf.anomalies);
 		}
 	}
-	history_free(&read);
+	iso_history_free(&read);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	IsoHistory	h;
+	IsoEdnHistory eh;
+	int64		dup;
 	EdnStats	stats;
 	IsoParseError err;
 	IsoImageLayout layout;
@@ -154,17 +126,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		muts = own;
 		edn = data;
 	}
-	iso_history_init(&h, ISO_WORKLOAD_UNKNOWN);
+	iso_edn_history_begin(&eh);
 	memset(&err, 0, sizeof(err));
 	edn_parse_history((const char *) edn, size - (size_t) (edn - data), ISO_WORKLOAD_UNKNOWN,
-					  add_txn, &h, &stats, &err);
-	iso_history_end_input(&h);
-	if (h.n_txns == 0 || stats.workload == ISO_WORKLOAD_UNKNOWN)
+					  add_txn, &eh, &stats, &err);
+	if (eh.h.n_txns == 0 || stats.workload == ISO_WORKLOAD_UNKNOWN ||
+		!iso_edn_history_finish(&eh, stats.workload, &dup))
 	{
-		history_free(&h);
+		iso_history_free(&eh.h);
 		return 0;
 	}
-	h.workload = stats.workload;
+	h = eh.h;
 
 	/* the sections one after the other, as their parts are stored */
 	iso_image_describe(&h, &layout);
@@ -187,6 +159,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	read_back(flat, layout.bytes);
 	free(flat);
-	history_free(&h);
+	iso_history_free(&h);
 	return 0;
 }

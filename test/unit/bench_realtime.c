@@ -15,6 +15,7 @@
 #include "cycle.h"
 #include "edn.h"
 #include "history.h"
+#include "history_edn.h"
 #include "infer.h"
 
 #include <stdio.h>
@@ -27,28 +28,6 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static bool
-add_txn(const EdnTxn *t, void *arg)
-{
-	IsoHistory *h = arg;
-	int32		i;
-
-	iso_history_add_txn(h, t->txn_id, t->status, t->has_process, t->process,
-						t->has_invoke_time ? t->invoke_time : ISO_NO_TIME,
-						t->has_complete_time ? t->complete_time : ISO_NO_TIME);
-	for (i = 0; i < t->n_ops; i++)
-	{
-		const EdnOp *op = &t->ops[i];
-
-		if (op->op == ISO_OP_READ)
-			iso_history_add_op(h, ISO_OP_READ, i, op->key, op->read_value,
-							   op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key, op->value, NULL, -1);
-	}
-	return true;
 }
 
 int
@@ -81,14 +60,11 @@ main(int argc, char **argv)
 	if (fread(text, 1, (size_t) len, f) != (size_t) len)
 		return 2;
 	fclose(f);
-	iso_history_init(&h, ISO_WORKLOAD_UNKNOWN);
-	if (!edn_parse_history(text, (size_t) len, ISO_WORKLOAD_UNKNOWN, add_txn, &h, &stats, &err))
+	if (!iso_history_parse_edn(text, (size_t) len, ISO_WORKLOAD_UNKNOWN, &h, &stats, &err))
 	{
 		fprintf(stderr, "parse error: %s\n", err.message);
 		return 1;
 	}
-	h.workload = stats.workload;
-	iso_history_end_input(&h);
 	t0 = now();
 	if (!iso_infer(&h, NULL, &opt, &inf, &err))
 	{

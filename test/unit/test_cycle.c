@@ -14,6 +14,7 @@
 #include "port.h"
 #include "graph.h"
 #include "cycle.h"
+#include "levels.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,11 +52,8 @@ ref_classify(const IsoGraph *g, const uint64 *cy, uint32 len, bool *so, bool *rt
 {
 	uint32		i,
 				nrw = 0,
-				nwr = 0,
-				ndata = 0;
-	bool		adj = false,
-				onekey = true;
-	uint32		key = 0;
+				nwr = 0;
+	bool		adj = false;
 
 	*so = *rt = false;
 	for (i = 0; i < len; i++)
@@ -67,13 +65,6 @@ ref_classify(const IsoGraph *g, const uint64 *cy, uint32 len, bool *so, bool *rt
 			*so = true;
 		else if (e->type == ISO_EDGE_RT)
 			*rt = true;
-		else
-		{
-			if (ndata++ == 0)
-				key = e->key;
-			else if (e->key != key)
-				onekey = false;
-		}
 		if (e->type == ISO_EDGE_WR)
 			nwr++;
 		if (e->type == ISO_EDGE_RW)
@@ -344,6 +335,39 @@ test_names(void)
 	   strcmp(iso_cycle_kind_name(ISO_CYCLE_G_NONADJACENT), "G-nonadjacent") == 0 &&
 	   strcmp(iso_cycle_kind_name(ISO_CYCLE_G2_ITEM), "G2-item") == 0,
 	   "cycle kind names");
+	{
+		/* a level implies another only if it forbids all the other does */
+		int			a,
+					b,
+					bad = 0,
+					pairs = 0;
+
+		for (a = 0; a < ISO_LEVEL_COUNT; a++)
+			for (b = 0; b < ISO_LEVEL_COUNT; b++)
+			{
+				const IsoLevelInfo *la = iso_level_info((IsoLevel) a);
+				const IsoLevelInfo *lb = iso_level_info((IsoLevel) b);
+
+				if (a == b || !iso_level_implies((IsoLevel) a, (IsoLevel) b))
+					continue;
+				pairs++;
+				if ((lb->forbidden_anomalies & ~la->forbidden_anomalies) != 0 ||
+					(lb->forbidden_kinds & ~la->forbidden_kinds) != 0 ||
+					(lb->d_mask & ~la->d_mask) != 0 ||
+					iso_level_implies((IsoLevel) b, (IsoLevel) a))
+					bad++;
+			}
+		ok(bad == 0 && pairs == 32, "level table: %d implications, each forbids at least "
+		   "what the weaker level forbids (%d bad)", pairs, bad);
+		ok(iso_level_forbids(ISO_LEVEL_PL1, ISO_ANOM_GARBAGE_READ) &&
+		   !iso_level_forbids(ISO_LEVEL_PL1, ISO_ANOM_INCOMPATIBLE_ORDER) &&
+		   iso_level_forbids(ISO_LEVEL_PL2, ISO_ANOM_INCOMPATIBLE_ORDER) &&
+		   !iso_level_forbids(ISO_LEVEL_PL299, ISO_ANOM_INTERNAL) &&
+		   iso_level_forbids(ISO_LEVEL_PSI, ISO_ANOM_INTERNAL) &&
+		   iso_level_forbids(ISO_LEVEL_PL299, ISO_ANOM_LOST_UPDATE) &&
+		   !iso_level_forbids(ISO_LEVEL_PL2, ISO_ANOM_LOST_UPDATE),
+		   "level table: the non-cycle anomalies of docs/semantics.md");
+	}
 	ok(strcmp(iso_edge_type_name(ISO_EDGE_WW), "ww") == 0 &&
 	   strcmp(iso_edge_type_name(ISO_EDGE_WR), "wr") == 0 &&
 	   strcmp(iso_edge_type_name(ISO_EDGE_RW), "rw") == 0 &&

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "history_edn.h"
 #include "history_util.h"
 #include "tap.h"
 
@@ -257,29 +258,6 @@ test_single(void)
 	history_free(&h);
 }
 
-/* EDN -> IsoHistory, as load.c + history_read.c would. */
-static bool
-edn_add_txn(const EdnTxn *t, void *arg)
-{
-	IsoHistory *h = arg;
-	int32		i;
-
-	iso_history_add_txn(h, t->txn_id, t->status, t->has_process, t->process,
-						t->has_invoke_time ? t->invoke_time : ISO_NO_TIME,
-						t->has_complete_time ? t->complete_time : ISO_NO_TIME);
-	for (i = 0; i < t->n_ops; i++)
-	{
-		const EdnOp *op = &t->ops[i];
-
-		if (op->op == ISO_OP_READ)
-			iso_history_add_op(h, ISO_OP_READ, i, op->key, op->read_value,
-							   op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key, op->value, NULL, -1);
-	}
-	return true;
-}
-
 static void
 test_edn(void)
 {
@@ -297,10 +275,9 @@ test_edn(void)
 	Result		r;
 	bool		parsed;
 
-	iso_history_init(&h, ISO_WORKLOAD_UNKNOWN);
 	memset(&err, 0, sizeof(err));
-	parsed = edn_parse_history(write_skew, sizeof(write_skew) - 1, ISO_WORKLOAD_UNKNOWN,
-							   edn_add_txn, &h, &stats, &err);
+	parsed = iso_history_parse_edn(write_skew, sizeof(write_skew) - 1, ISO_WORKLOAD_UNKNOWN,
+								   &h, &stats, &err);
 	ok(parsed && h.n_txns == 2 && stats.workload == ISO_WORKLOAD_RW_REGISTER,
 	   "EDN write skew parsed: 2 transactions, rw-register");
 	h.workload = stats.workload;
@@ -311,13 +288,11 @@ test_edn(void)
 	history_free(&h);
 
 	/* a value written twice: the parser rejects it, and so does iso_infer */
-	iso_history_init(&h, ISO_WORKLOAD_UNKNOWN);
 	memset(&err, 0, sizeof(err));
-	parsed = edn_parse_history(bad, sizeof(bad) - 1, ISO_WORKLOAD_UNKNOWN,
-							   edn_add_txn, &h, &stats, &err);
+	parsed = iso_history_parse_edn(bad, sizeof(bad) - 1, ISO_WORKLOAD_UNKNOWN,
+								   &h, &stats, &err);
 	ok(!parsed && err.kind == ISO_PARSE_DUPLICATE, "EDN duplicate write rejected by the parser (%s)",
 	   err.message);
-	history_free(&h);
 
 	iso_history_init(&h, ISO_WORKLOAD_RW_REGISTER);
 	iso_history_add_txn(&h, 0, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);

@@ -52,6 +52,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "history_edn.h"
 #include "history_util.h"
 #include "tap.h"
 
@@ -858,56 +859,23 @@ explain(const IsoHistory *h, const IsoVersionLog *log, uint32 level_mask)
 	inference_free(&inf);
 }
 
-/* EDN -> IsoHistory, as the loaders do (see test_infer.c). */
-static bool
-edn_add_txn(const EdnTxn *t, void *arg)
-{
-	IsoHistory *h = arg;
-	int32		i;
-
-	iso_history_add_txn(h, t->txn_id, t->status, t->has_process, t->process,
-						t->has_invoke_time ? t->invoke_time : ISO_NO_TIME,
-						t->has_complete_time ? t->complete_time : ISO_NO_TIME);
-	for (i = 0; i < t->n_ops; i++)
-	{
-		const EdnOp *op = &t->ops[i];
-
-		if (op->op == ISO_OP_READ)
-			iso_history_add_op(h, ISO_OP_READ, i, op->key, op->read_value,
-							   op->list, op->list_len);
-		else
-			iso_history_add_op(h, op->op, i, op->key, op->value, NULL, -1);
-	}
-	return true;
-}
-
 /* The verdict of the printed EDN, parsed back; built = false if it fails. */
 static Verdict
 judge_edn(const GHist *g, const Buf *edn)
 {
-	IsoHistory	parsed,
-				h;
+	IsoHistory	h;
 	IsoVersionLog log;
 	EdnStats	stats;
 	IsoParseError err;
 	Verdict		v;
-	int64		dup;
 
 	memset(&v, 0, sizeof(v));
 	memset(&err, 0, sizeof(err));
-	iso_history_init(&parsed, g->wl);
-	if (!edn_parse_history(edn->data, edn->len, g->wl, edn_add_txn, &parsed, &stats, &err))
+	if (!iso_history_parse_edn(edn->data, edn->len, g->wl, &h, &stats, &err))
 	{
 		diag("EDN printout does not parse: %s", err.message);
-		history_free(&parsed);
 		return v;
 	}
-	if (!iso_history_reorder(&parsed, &h, &dup))
-	{
-		history_free(&parsed);
-		return v;
-	}
-	history_free(&parsed);
 	build_log(g, &h, &log);
 	v = judge(&h, g->wl == ISO_WORKLOAD_RW_REGISTER && cur_use_log ? &log : NULL);
 	log_free(&log);

@@ -1,0 +1,109 @@
+/*
+ * edn.h
+ *	  Streaming reader for Jepsen EDN histories.
+ *
+ * The reader has no backend dependencies (see port.h): it turns EDN text into
+ * transactions and hands each one to a callback as soon as it is complete
+ * (an invocation paired with its completion by process), so the caller can
+ * store it, return it as rows or drop it.  Errors are returned in an
+ * IsoParseError, never thrown, so a fuzzer can drive the reader directly;
+ * the SQL glue turns them into ereport(ERROR).
+ */
+#ifndef ISOGRAPH_EDN_H
+#define ISOGRAPH_EDN_H
+
+#include "names.h"
+
+/* Classes of input errors; the SQL glue maps each to one SQLSTATE. */
+typedef enum IsoErrorKind
+{
+	ISO_PARSE_OK = 0,
+	ISO_PARSE_SYNTAX,			/* malformed text: 22P02 */
+	ISO_PARSE_RANGE,			/* integer outside 64 bits: 22003 */
+	ISO_PARSE_LIMIT,			/* nesting or size beyond what we accept: 54000 */
+	ISO_PARSE_INVALID,			/* well-formed, but not a valid history: 22000 */
+	ISO_PARSE_DUPLICATE			/* a value written twice to one key: 23505 */
+} IsoErrorKind;
+
+typedef struct IsoParseError
+{
+	IsoErrorKind kind;
+	int64		record;			/* 1-based record (EDN map / JSON line), 0 if none */
+	int64		line;			/* 1-based line where the problem is */
+	char		message[256];	/* lower case, no final period */
+	char		detail[512];	/* a sentence, or empty */
+	char		hint[256];		/* a sentence, or empty */
+} IsoParseError;
+
+/*
+ * One micro-operation.  Keys and values are text: integers in canonical
+ * decimal form ("-12"), strings unescaped, keywords with their colon (":x").
+ */
+typedef struct EdnOp
+{
+	IsoOpKind	op;
+	IsoSlice	key;
+	IsoSlice	value;			/* w / append: the value written; reads: NULL */
+	IsoSlice	read_value;		/* register read: value read; NULL = nil */
+	int32		list_len;		/* list read: number of elements; -1 = no list */
+	IsoSlice   *list;			/* list read: the elements */
+} EdnOp;
+
+/* One transaction, valid only during the callback. */
+typedef struct EdnTxn
+{
+	int64		txn_id;			/* completion's :index, else its 0-based record position */
+	int64		process;
+	int64		invoke_time;	/* :time, or a record position (time_source) */
+	int64		complete_time;
+	bool		has_process;
+	bool		has_invoke_time;
+	bool		has_complete_time;
+	IsoStatus	status;
+	int64		record;			/* 1-based record number of the completion (or invocation) */
+	int64		line;			/* line where that record starts */
+	int32		n_ops;
+	EdnOp	   *ops;
+} EdnTxn;
+
+typedef struct EdnStats
+{
+	int64		records;		/* maps read */
+	int64		skipped;		/* records that are not transactions: */
+	int64		skipped_f;		/* ... with an :f other than :txn */
+	int64		skipped_process;	/* ... of a keyword :process (:nemesis) */
+	int64		txns;
+	int64		ok;
+	int64		fail;
+	int64		info;
+	int64		events;			/* micro-operations */
+	IsoWorkload workload;		/* what the history turned out to be */
+	IsoTimeSource time_source;	/* what the transactions' times are: the
+								 * records' :time, or (when the first
+								 * transaction record has no :time) their
+								 * positions; NONE if no transaction has one */
+} EdnStats;
+
+/* Called for every transaction; return false to stop (err is then unset). */
+typedef bool (*EdnTxnCallback) (const EdnTxn *txn, void *arg);
+
+/*
+ * Parse a whole history.  expected may be ISO_WORKLOAD_UNKNOWN (infer it).
+ * Returns true on success; false with *err filled in on bad input.
+ */
+extern bool edn_parse_history(const char *text, size_t len,
+							  IsoWorkload expected,
+							  EdnTxnCallback callback, void *arg,
+							  EdnStats *stats, IsoParseError *err);
+
+/* Deepest nesting of EDN collections accepted (a history needs 4). */
+#define EDN_MAX_DEPTH 64
+
+/*
+ * Whether the parser may take its fast paths (plain integers in list
+ * reads).  Always on in the server; the unit tests and the fuzzer turn it
+ * off to check that both paths give the same transactions and errors.
+ */
+extern bool edn_fast_paths;
+
+#endif							/* ISOGRAPH_EDN_H */

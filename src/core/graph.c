@@ -1,0 +1,280 @@
+/*
+ * graph.c
+ *	  Edge buffer and the CSR dependency graph (graph.h).
+ *
+ * iso_graph_finish takes the buffer's array over: drop self-edges, bucket by
+ * `from` with a counting sort (scattered into a fresh array of the n edges
+ * kept, the buffer freed), sort each vertex's out-edges by (to, type, key,
+ * from_op, to_op), keep the first edge of each (from, to, type) group,
+ * build out_start and shrink the array to the edges kept.  No global
+ * O(E log E) sort.  Peak memory: the buffer plus n edges, plus a
+ * (V + 1)-entry array.
+ */
+#include "port.h"
+#include "graph.h"
+
+#define INTERRUPT_MASK	0xFFFF
+
+static Size
+edge_bytes(uint64 n)
+{
+	if (n > (uint64) (((Size) -1) / sizeof(IsoEdge)))
+		iso_host_limit("its dependency graph has too many edges for one array");
+	return (Size) n * sizeof(IsoEdge);
+}
+
+void
+iso_edgebuf_init(IsoEdgeBuf *buf, uint64 initial)
+{
+	if (initial < 16)
+		initial = 16;
+	buf->edges = (IsoEdge *) iso_alloc(edge_bytes(initial));
+	buf->n = 0;
+	buf->cap = initial;
+}
+
+void
+iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
+				uint32 key, int32 from_op, int32 to_op)
+{
+	IsoEdge    *e;
+
+	if (buf->n >= buf->cap)
+	{
+		uint64		newcap;
+
+		if (buf->cap == 0 || buf->edges == NULL)
+		{
+			newcap = 64;
+			buf->edges = (IsoEdge *) iso_alloc(edge_bytes(newcap));
+		}
+		else
+		{
+			if (buf->cap > PG_INT64_MAX / 2)
+				iso_host_limit("its dependency graph has too many edges");
+			newcap = buf->cap * 2;
+			buf->edges = (IsoEdge *) iso_realloc(buf->edges, edge_bytes(newcap));
+		}
+		buf->cap = newcap;
+		/* the edge array is what grows with the history: check each doubling */
+		ISO_CHECK_MEMORY();
+	}
+	e = &buf->edges[buf->n++];
+	e->from = from;
+	e->to = to;
+	e->key = key;
+	e->from_op = from_op;
+	e->to_op = to_op;
+	e->type = (uint8) type;
+}
+
+/* Order inside one vertex's bucket: (to, type, key, from_op, to_op). */
+static inline int
+edge_cmp_same_from(const IsoEdge *a, const IsoEdge *b)
+{
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
+static inline void
+edge_swap(IsoEdge *a, IsoEdge *b)
+{
+	IsoEdge		t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void
+insertion_sort(IsoEdge *e, uint64 n)
+{
+	uint64		i;
+
+	for (i = 1; i < n; i++)
+	{
+		IsoEdge		x = e[i];
+		uint64		j = i;
+
+		while (j > 0 && edge_cmp_same_from(&x, &e[j - 1]) < 0)
+		{
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = x;
+	}
+}
+
+/*
+ * Sort one vertex's out-edges: a quicksort with the comparison inlined
+ * (qsort's call per comparison cost more than the rest of the sort), the
+ * smaller side recursed into so the depth stays O(log n), short runs by
+ * insertion.
+ */
+static void
+sort_bucket(IsoEdge *e, uint64 n)
+{
+	while (n > 24)
+	{
+		uint64		mid = n / 2;
+		uint64		i = 0,
+					j = n - 1;
+		IsoEdge		pivot;
+
+		/* median of three as the pivot */
+		if (edge_cmp_same_from(&e[mid], &e[0]) < 0)
+			edge_swap(&e[mid], &e[0]);
+		if (edge_cmp_same_from(&e[n - 1], &e[0]) < 0)
+			edge_swap(&e[n - 1], &e[0]);
+		if (edge_cmp_same_from(&e[n - 1], &e[mid]) < 0)
+			edge_swap(&e[n - 1], &e[mid]);
+		pivot = e[mid];
+		for (;;)
+		{
+			while (edge_cmp_same_from(&e[i], &pivot) < 0)
+				i++;
+			while (edge_cmp_same_from(&pivot, &e[j]) < 0)
+				j--;
+			if (i >= j)
+				break;
+			edge_swap(&e[i], &e[j]);
+			i++;
+			j--;
+		}
+		/* e[0..j] <= pivot <= e[j+1..n-1] */
+		if (j + 1 < n - j - 1)
+		{
+			sort_bucket(e, j + 1);
+			e += j + 1;
+			n -= j + 1;
+		}
+		else
+		{
+			sort_bucket(e + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	insertion_sort(e, n);
+}
+
+void
+iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
+{
+	IsoEdge    *edges = buf->edges;
+	uint64		n = (edges != NULL) ? buf->n : 0;
+	uint64		i,
+				w;
+	uint64	   *start;
+	uint64	   *next;
+	uint32		v;
+
+	/* 1. validate, drop self-edges (compaction keeps the relative order) */
+	w = 0;
+	for (i = 0; i < n; i++)
+	{
+		if (edges[i].from >= n_vertices || edges[i].to >= n_vertices)
+			iso_host_internal_error("edge endpoint out of range");
+		if (edges[i].from == edges[i].to)
+			continue;
+		if (w != i)
+			edges[w] = edges[i];
+		w++;
+		if ((i & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	n = w;
+
+	/* 2. counting sort by `from`, in place */
+	start = (uint64 *) iso_alloc0(((Size) n_vertices + 1) * sizeof(uint64));
+	for (i = 0; i < n; i++)
+		start[edges[i].from + 1]++;
+	for (v = 0; v < n_vertices; v++)
+		start[v + 1] += start[v];
+
+	/*
+	 * Scatter into a fresh array of n edges and free the buffer.  (An
+	 * in-place permutation, American flag sort, avoids the fresh array's
+	 * page faults but each of its moves waits for a cache and TLB miss: at
+	 * 1M transactions it was 5 s slower.)
+	 */
+	if (n > 0)
+	{
+		IsoEdge    *sorted = (IsoEdge *) iso_alloc(edge_bytes(n));
+
+		next = (uint64 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint64));
+		memcpy(next, start, ((Size) n_vertices + 1) * sizeof(uint64));
+		for (i = 0; i < n; i++)
+		{
+			sorted[next[edges[i].from]++] = edges[i];
+			if ((i & INTERRUPT_MASK) == 0)
+				ISO_CHECK_INTERRUPTS();
+		}
+		iso_free(next);
+		iso_free(edges);
+		edges = sorted;
+	}
+
+	/* 3. sort each bucket, keep the first of each (to, type) group */
+	w = 0;
+	for (v = 0; v < n_vertices; v++)
+	{
+		uint64		b = start[v];
+		uint64		e = start[v + 1];
+		uint64		j;
+
+		sort_bucket(edges + b, e - b);
+		start[v] = w;
+		for (j = b; j < e; j++)
+		{
+			if (j > b && edges[j].to == edges[w - 1].to &&
+				edges[j].type == edges[w - 1].type)
+				continue;
+			if (w != j)
+				edges[w] = edges[j];
+			w++;
+		}
+		if ((v & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	start[n_vertices] = w;
+
+	/* 4. hand the array over, shrunk to size */
+	if (edges == NULL)
+		edges = (IsoEdge *) iso_alloc(sizeof(IsoEdge));
+	else if (w > 0)
+		edges = (IsoEdge *) iso_realloc(edges, edge_bytes(w));
+
+	graph->n_vertices = n_vertices;
+	graph->n_edges = w;
+	graph->edges = edges;
+	graph->out_start = start;
+
+	buf->edges = NULL;
+	buf->n = 0;
+	buf->cap = 0;
+}
+
+void
+iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES])
+{
+	uint64		i;
+	int			t;
+
+	for (t = 0; t < ISO_EDGE_NTYPES; t++)
+		counts[t] = 0;
+	for (i = 0; i < graph->n_edges; i++)
+	{
+		if (graph->edges[i].type < ISO_EDGE_NTYPES)
+			counts[graph->edges[i].type]++;
+		if ((i & INTERRUPT_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+}

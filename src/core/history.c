@@ -1,0 +1,468 @@
+/*
+ * history.c
+ *	  Building an IsoHistory: interning keys and values, growing arrays.
+ *
+ * Arrays grow by doubling (amortized O(1) per op, no per-op allocation).
+ */
+#include "port.h"
+
+#include "history.h"
+
+/* 64-bit FNV-1a folded to 32 bits: cheap and good enough for short texts. */
+static uint32
+hash_text(const char *s, int32 len)
+{
+	uint64		h = UINT64_C(14695981039346656037);
+	int32		i;
+
+	for (i = 0; i < len; i++)
+	{
+		h ^= (unsigned char) s[i];
+		h *= UINT64_C(1099511628211);
+	}
+	return (uint32) (h ^ (h >> 32));
+}
+
+/* Grow *ptr (element size elem) to hold at least need elements. */
+static void *
+grow_array(void *ptr, uint64 *cap, uint64 need, size_t elem)
+{
+	uint64		newcap = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return ptr;
+	while (newcap < need)
+		newcap *= 2;
+	ptr = ptr ? iso_realloc(ptr, newcap * elem) : iso_alloc(newcap * elem);
+	*cap = newcap;
+	return ptr;
+}
+
+void
+iso_strtab_init(IsoStrTab *tab, uint32 expected)
+{
+	uint32		nslots = 64;
+
+	while (nslots < expected * 2)
+		nslots *= 2;
+	memset(tab, 0, sizeof(*tab));
+	tab->nslots = nslots;
+	tab->slots = iso_alloc0(sizeof(uint32) * nslots);
+	tab->cap = 64;
+	tab->hashes = iso_alloc(sizeof(uint32) * tab->cap);
+	tab->offsets = iso_alloc(sizeof(uint64) * (tab->cap + 1));
+	tab->offsets[0] = 0;
+	tab->arena_cap = 1024;
+	tab->arena = iso_alloc(tab->arena_cap);
+}
+
+static bool
+strtab_equal(const IsoStrTab *tab, uint32 id, const char *s, int32 len)
+{
+	int32		l;
+	const char *t = iso_strtab_get(tab, id, &l);
+
+	return l == len && memcmp(t, s, len) == 0;
+}
+
+static void
+strtab_rehash(IsoStrTab *tab)
+{
+	uint32		nslots = tab->nslots * 2;
+	uint32		mask = nslots - 1;
+	uint32		id;
+
+	iso_free(tab->slots);
+	tab->slots = iso_alloc0(sizeof(uint32) * nslots);
+	tab->nslots = nslots;
+	for (id = 0; id < tab->n; id++)
+	{
+		uint32		i = tab->hashes[id] & mask;
+
+		while (tab->slots[i] != 0)
+			i = (i + 1) & mask;
+		tab->slots[i] = id + 1;
+	}
+}
+
+uint32
+iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len)
+{
+	uint32		h = hash_text(s, len);
+	uint32		mask = tab->nslots - 1;
+	uint32		i = h & mask;
+
+	while (tab->slots[i] != 0)
+	{
+		uint32		id = tab->slots[i] - 1;
+
+		if (tab->hashes[id] == h && strtab_equal(tab, id, s, len))
+			return id;
+		i = (i + 1) & mask;
+	}
+	return ISO_NONE;
+}
+
+uint32
+iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len)
+{
+	uint32		h = hash_text(s, len);
+	uint32		mask = tab->nslots - 1;
+	uint32		i = h & mask;
+	uint32		id;
+	uint64		cap;
+
+	while (tab->slots[i] != 0)
+	{
+		id = tab->slots[i] - 1;
+		if (tab->hashes[id] == h && strtab_equal(tab, id, s, len))
+			return id;
+		i = (i + 1) & mask;
+	}
+
+	id = tab->n;
+	if (id >= PG_UINT32_MAX - 1)
+		return ISO_NONE;		/* caller reports; cannot happen below 4G strings */
+	if (id + 1 >= tab->cap)
+	{
+		uint32		newcap = tab->cap * 2;
+
+		tab->hashes = iso_realloc(tab->hashes, sizeof(uint32) * newcap);
+		tab->offsets = iso_realloc(tab->offsets, sizeof(uint64) * (newcap + 1));
+		tab->cap = newcap;
+	}
+	cap = tab->arena_cap;
+	tab->arena = grow_array(tab->arena, &cap, tab->arena_len + len, 1);
+	tab->arena_cap = cap;
+	memcpy(tab->arena + tab->arena_len, s, len);
+	tab->arena_len += len;
+	tab->offsets[id + 1] = tab->arena_len;
+	tab->hashes[id] = h;
+	tab->slots[i] = id + 1;
+	tab->n++;
+
+	/* keep the load factor under 1/2 */
+	if ((uint64) tab->n * 2 > tab->nslots)
+		strtab_rehash(tab);
+	return id;
+}
+
+void
+iso_history_init(IsoHistory *h, IsoWorkload workload)
+{
+	memset(h, 0, sizeof(*h));
+	h->workload = workload;
+	iso_strtab_init(&h->keys, 1024);
+	iso_strtab_init(&h->values, 1024);
+}
+
+uint32
+iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
+					bool has_process, int64 process,
+					int64 invoke_time, int64 complete_time)
+{
+	IsoTxn	   *t;
+	uint64		cap = h->cap_txns;
+
+	h->txns = grow_array(h->txns, &cap, (uint64) h->n_txns + 1, sizeof(IsoTxn));
+	h->cap_txns = (uint32) Min(cap, PG_UINT32_MAX);
+	t = &h->txns[h->n_txns];
+	t->txn_id = txn_id;
+	t->status = (uint8) status;
+	t->has_process = has_process;
+	t->process = process;
+	t->invoke_time = invoke_time;
+	t->complete_time = complete_time;
+	t->first_op = h->n_ops;
+	t->n_ops = 0;
+	return h->n_txns++;
+}
+
+static IsoOp *
+new_op(IsoHistory *h, IsoOpKind kind, int32 pos, IsoSlice key)
+{
+	IsoOp	   *op;
+	uint64		cap = h->cap_ops;
+
+	h->ops = grow_array(h->ops, &cap, (uint64) h->n_ops + 1, sizeof(IsoOp));
+	h->cap_ops = (uint32) Min(cap, PG_UINT32_MAX);
+	op = &h->ops[h->n_ops];
+	op->txn = h->n_txns - 1;
+	op->kind = (uint8) kind;
+	op->pos = pos;
+	op->key = iso_strtab_intern(&h->keys, key.ptr, key.len);
+	op->value = ISO_NONE;
+	op->list_first = 0;
+	op->list_len = -1;
+	h->txns[h->n_txns - 1].n_ops++;
+	h->n_ops++;
+	return op;
+}
+
+uint32
+iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
+				   IsoSlice key, IsoSlice value,
+				   const IsoSlice *list, int32 list_len)
+{
+	IsoOp	   *op = new_op(h, kind, pos, key);
+	int32		i;
+
+	if (value.ptr != NULL)
+		op->value = iso_strtab_intern(&h->values, value.ptr, value.len);
+	if (list_len >= 0)
+	{
+		op->list_first = (uint32) h->n_elems;
+		op->list_len = list_len;
+		for (i = 0; i < list_len; i++)
+			iso_history_add_elem(h, list[i]);
+	}
+	return h->n_ops - 1;
+}
+
+uint32
+iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key, int32 list_len)
+{
+	IsoOp	   *op = new_op(h, ISO_OP_READ, pos, key);
+
+	op->list_first = (uint32) h->n_elems;
+	op->list_len = list_len;
+	return h->n_ops - 1;
+}
+
+void
+iso_history_add_elem(IsoHistory *h, IsoSlice elem)
+{
+	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + 1, sizeof(uint32));
+	h->elems[h->n_elems++] = iso_strtab_intern(&h->values, elem.ptr, elem.len);
+}
+
+/* Make room in memo for n elements of total text length nbytes. */
+static void
+memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
+{
+	if (n > m->cap_n || m->ids == NULL)
+	{
+		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
+
+		if (m->ids)
+		{
+			iso_free(m->ids);
+			iso_free(m->offs);
+		}
+		m->ids = iso_alloc(sizeof(uint32) * cap);
+		m->offs = iso_alloc(sizeof(uint32) * (cap + 1));
+		m->cap_n = cap;
+	}
+	if (nbytes > m->cap_bytes || m->bytes == NULL)
+	{
+		uint32		cap = Max(Max(nbytes, m->cap_bytes * 2), 64);
+
+		if (m->bytes)
+			iso_free(m->bytes);
+		m->bytes = iso_alloc(cap);
+		m->cap_bytes = cap;
+	}
+}
+
+uint32
+iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
+					 const IsoSlice *elems, int32 n)
+{
+	uint32		o = iso_history_add_list_read(h, pos, key, n);
+	uint32		k = h->ops[o].key;
+	IsoListMemo *m;
+	uint32		same = 0;
+	uint64		nbytes = 0;
+	int32		i;
+
+	if (k >= h->n_memo)
+	{
+		uint32		cap = Max(k + 1, h->n_memo * 2);
+
+		h->memo = h->memo ? iso_realloc(h->memo, sizeof(IsoListMemo) * cap) :
+			iso_alloc(sizeof(IsoListMemo) * cap);
+		memset(h->memo + h->n_memo, 0, sizeof(IsoListMemo) * (cap - h->n_memo));
+		h->n_memo = cap;
+	}
+	m = &h->memo[k];
+
+	/* the prefix equal to the remembered read keeps its ids */
+	while (same < m->n && same < (uint32) n &&
+		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
+		   memcmp(elems[same].ptr, m->bytes + m->offs[same], elems[same].len) == 0)
+		same++;
+
+	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + (uint64) n, sizeof(uint32));
+	for (i = 0; i < n; i++)
+	{
+		h->elems[h->n_elems + i] = (uint32) i < same ? m->ids[i] :
+			iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
+		nbytes += elems[i].len;
+	}
+
+	/* remember this read if it differs (texts are copied: they are transient) */
+	if (same < (uint32) n || same < m->n)
+	{
+		if (nbytes > PG_UINT32_MAX / 2)
+			nbytes = 0;			/* absurdly long: do not remember */
+		else
+		{
+			uint32		off = 0;
+
+			memo_reserve(m, (uint32) n, (uint32) nbytes);
+			m->offs[0] = 0;
+			for (i = 0; i < n; i++)
+			{
+				m->ids[i] = h->elems[h->n_elems + i];
+				memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
+				off += elems[i].len;
+				m->offs[i + 1] = off;
+			}
+			m->n = (uint32) n;
+		}
+	}
+	h->n_elems += (uint64) n;
+	return o;
+}
+
+void
+iso_history_end_input(IsoHistory *h)
+{
+	uint32		k;
+
+	for (k = 0; k < h->n_memo; k++)
+	{
+		if (h->memo[k].ids)
+		{
+			iso_free(h->memo[k].ids);
+			iso_free(h->memo[k].offs);
+		}
+		if (h->memo[k].bytes)
+			iso_free(h->memo[k].bytes);
+	}
+	if (h->memo)
+		iso_free(h->memo);
+	h->memo = NULL;
+	h->n_memo = 0;
+}
+
+/* Free everything of h (the tables, the arrays and any list memos). */
+void
+iso_history_free(IsoHistory *h)
+{
+	iso_history_end_input(h);
+	if (h->txns)
+		iso_free(h->txns);
+	if (h->ops)
+		iso_free(h->ops);
+	if (h->elems)
+		iso_free(h->elems);
+	iso_strtab_free(&h->keys);
+	iso_strtab_free(&h->values);
+	memset(h, 0, sizeof(*h));
+}
+
+void
+iso_strtab_free(IsoStrTab *tab)
+{
+	if (tab->arena)
+		iso_free(tab->arena);
+	if (tab->offsets)
+		iso_free(tab->offsets);
+	if (tab->slots)
+		iso_free(tab->slots);
+	if (tab->hashes)
+		iso_free(tab->hashes);
+	memset(tab, 0, sizeof(*tab));
+}
+
+/* A transaction's id and index, sorted by id for iso_history_reorder. */
+typedef struct TxnOrder
+{
+	int64		txn_id;
+	uint32		index;
+} TxnOrder;
+
+static int
+cmp_txn_order(const void *a, const void *b)
+{
+	const TxnOrder *x = a;
+	const TxnOrder *y = b;
+
+	if (x->txn_id != y->txn_id)
+		return x->txn_id < y->txn_id ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static IsoSlice
+strtab_slice(const IsoStrTab *tab, uint32 id)
+{
+	IsoSlice	s;
+
+	s.ptr = iso_strtab_get(tab, id, &s.len);
+	return s;
+}
+
+bool
+iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
+{
+	TxnOrder   *order = iso_alloc(sizeof(TxnOrder) * Max(src->n_txns, 1));
+	IsoSlice   *list = NULL;
+	uint32		list_cap = 0;
+	uint32		i;
+
+	for (i = 0; i < src->n_txns; i++)
+	{
+		order[i].txn_id = src->txns[i].txn_id;
+		order[i].index = i;
+	}
+	qsort(order, src->n_txns, sizeof(TxnOrder), cmp_txn_order);
+	for (i = 1; i < src->n_txns; i++)
+		if (order[i].txn_id == order[i - 1].txn_id)
+		{
+			*dup_txn_id = order[i].txn_id;
+			iso_free(order);
+			return false;
+		}
+
+	iso_history_init(dst, src->workload);
+	for (i = 0; i < src->n_txns; i++)
+	{
+		const IsoTxn *t = &src->txns[order[i].index];
+		uint32		o;
+
+		iso_history_add_txn(dst, t->txn_id, (IsoStatus) t->status, t->has_process,
+							t->process, t->invoke_time, t->complete_time);
+		for (o = t->first_op; o < t->first_op + t->n_ops; o++)
+		{
+			const IsoOp *op = &src->ops[o];
+			IsoSlice	key = strtab_slice(&src->keys, op->key);
+			IsoSlice	value = {NULL, 0};
+			int32		j;
+
+			if (op->kind == ISO_OP_READ && op->list_len >= 0)
+			{
+				if ((uint32) op->list_len > list_cap)
+				{
+					list_cap = Max((uint32) op->list_len, list_cap * 2);
+					if (list)
+						iso_free(list);
+					list = iso_alloc(sizeof(IsoSlice) * list_cap);
+				}
+				for (j = 0; j < op->list_len; j++)
+					list[j] = strtab_slice(&src->values, src->elems[op->list_first + j]);
+				iso_history_add_list(dst, op->pos, key, list, op->list_len);
+				continue;
+			}
+			if (op->value != ISO_NONE)
+				value = strtab_slice(&src->values, op->value);
+			iso_history_add_op(dst, (IsoOpKind) op->kind, op->pos, key, value, NULL, -1);
+		}
+		ISO_CHECK_INTERRUPTS();
+	}
+	iso_history_end_input(dst);
+	if (list)
+		iso_free(list);
+	iso_free(order);
+	return true;
+}

@@ -1,0 +1,139 @@
+/*
+ * history.h
+ *	  A history in memory: transactions and micro-ops with dense integer
+ *	  ids for transactions, keys and values.
+ *
+ * Built once per check from iso_event (history_read.c) or from parsed EDN
+ * (standalone tests), then read by the graph builder (infer.c).  Plain C,
+ * no backend calls besides allocation (see port.h).
+ */
+#ifndef ISOGRAPH_HISTORY_H
+#define ISOGRAPH_HISTORY_H
+
+#include "names.h"
+
+#define ISO_NONE			PG_UINT32_MAX	/* no id */
+#define ISO_NO_TIME			PG_INT64_MIN	/* time unknown */
+
+/* Interned strings: id -> text, text -> id. */
+typedef struct IsoStrTab
+{
+	char	   *arena;
+	uint64		arena_len;
+	uint64		arena_cap;
+	uint64	   *offsets;		/* n + 1 offsets into arena */
+	uint32		n;
+	uint32		cap;
+	uint32	   *slots;			/* open addressing: id + 1, 0 = empty */
+	uint32	   *hashes;			/* hash of each id, for rehashing */
+	uint32		nslots;			/* power of two */
+} IsoStrTab;
+
+extern void iso_strtab_init(IsoStrTab *tab, uint32 expected);
+extern uint32 iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len);
+extern uint32 iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len);
+extern void iso_strtab_free(IsoStrTab *tab);
+static inline const char *
+iso_strtab_get(const IsoStrTab *tab, uint32 id, int32 *len)
+{
+	*len = (int32) (tab->offsets[id + 1] - tab->offsets[id]);
+	return tab->arena + tab->offsets[id];
+}
+
+typedef struct IsoTxn
+{
+	int64		txn_id;
+	int64		process;		/* valid if has_process */
+	int64		invoke_time;	/* ISO_NO_TIME if unknown */
+	int64		complete_time;	/* ISO_NO_TIME if unknown */
+	uint32		first_op;		/* index into ops */
+	uint32		n_ops;
+	uint8		status;			/* IsoStatus */
+	bool		has_process;
+} IsoTxn;
+
+typedef struct IsoOp
+{
+	uint32		txn;			/* index into txns */
+	uint32		key;			/* key id */
+	uint32		value;			/* w/append: value written; register read:
+								 * value read; ISO_NONE = nil / none */
+	uint32		list_first;		/* list read: index into elems */
+	int32		list_len;		/* list read: length; -1 = not a list read */
+	int32		pos;			/* position in the transaction (iso_event.pos) */
+	uint8		kind;			/* IsoOpKind */
+} IsoOp;
+
+/* The last list read of one key, remembered while loading (history.c). */
+typedef struct IsoListMemo
+{
+	uint32		n;				/* elements */
+	uint32	   *ids;			/* their value ids */
+	uint32	   *offs;			/* n + 1 offsets into bytes */
+	char	   *bytes;			/* their texts, concatenated */
+	uint32		cap_n;
+	uint32		cap_bytes;
+} IsoListMemo;
+
+typedef struct IsoHistory
+{
+	IsoWorkload workload;
+	IsoTxn	   *txns;
+	uint32		n_txns;
+	uint32		cap_txns;
+	IsoOp	   *ops;
+	uint32		n_ops;
+	uint32		cap_ops;
+	uint32	   *elems;			/* value ids of list reads */
+	uint64		n_elems;
+	uint64		cap_elems;
+	IsoStrTab	keys;
+	IsoStrTab	values;
+	IsoListMemo *memo;			/* per key id, while loading; NULL after */
+	uint32		n_memo;
+} IsoHistory;
+
+extern void iso_history_init(IsoHistory *h, IsoWorkload workload);
+extern uint32 iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
+								  bool has_process, int64 process,
+								  int64 invoke_time, int64 complete_time);
+
+/*
+ * Append a micro-op to the last transaction added.  value: written value for
+ * w/append, value read for a register read (ptr NULL = nil); list/list_len:
+ * a list read (list_len -1 = none).  Returns the op index.
+ */
+extern uint32 iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
+								 IsoSlice key, IsoSlice value,
+								 const IsoSlice *list, int32 list_len);
+
+/*
+ * Add a list read.  Reads of a key mostly repeat the previous read of that
+ * key and add a few elements: elements equal to the remembered ones reuse
+ * their ids without a hash lookup, which matters once the value table no
+ * longer fits in the CPU caches.  Call iso_history_end_input when done.
+ */
+extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
+								   const IsoSlice *elems, int32 n);
+extern void iso_history_end_input(IsoHistory *h);
+
+/* Free everything h holds (inside the server its memory context does). */
+extern void iso_history_free(IsoHistory *h);
+
+/* Start a list read of list_len elements, then add each with add_elem. */
+extern uint32 iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key,
+										int32 list_len);
+extern void iso_history_add_elem(IsoHistory *h, IsoSlice elem);
+
+/*
+ * Rebuild src into dst (initialized here) with the transactions in txn_id
+ * order, interning keys and values in that order: exactly the history that
+ * reading its rows back (ORDER BY txn_id, pos) builds.  For histories whose
+ * transactions arrived in another order (EDN: transactions that never
+ * completed come last).  Returns false, with *dup_txn_id set, if two
+ * transactions share an id.  src must outlive the call only.
+ */
+extern bool iso_history_reorder(const IsoHistory *src, IsoHistory *dst,
+								int64 *dup_txn_id);
+
+#endif							/* ISOGRAPH_HISTORY_H */

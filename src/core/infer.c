@@ -1,0 +1,447 @@
+/*
+ * infer.c
+ *	  The graph builder: from an IsoHistory to vertices, edges and
+ *	  non-cycle anomalies.  The rules are in docs/semantics.md; each step
+ *	  below names the rule it implements.  This file holds what every
+ *	  workload shares (unique writes, external reads and final writes,
+ *	  vertices, internal consistency, lost updates) and the entry point;
+ *	  the families of edges live in infer_list.c, infer_register.c and
+ *	  infer_order.c.
+ *
+ * Everything is linear in the size of the history (ops plus elements of
+ * list reads), except per-key sorting of small groups.  Arrays are sized
+ * once from the history; no allocation per op or per edge.
+ */
+#include "port.h"
+
+#include "infer_int.h"
+
+/* ---------------------------------------------------------------------
+ * Step 1: external reads, final writes, ops grouped by key
+ * --------------------------------------------------------------------- */
+
+static void
+mark_op_flags(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n_keys = h->keys.n;
+	uint32	   *first_seen = iso_alloc0(sizeof(uint32) * Max(n_keys, 1));
+	uint32	   *written = iso_alloc0(sizeof(uint32) * Max(n_keys, 1));
+	uint32		t;
+
+	b->op_flags = iso_alloc0(Max(h->n_ops, 1));
+	for (t = 0; t < h->n_txns; t++)
+	{
+		const IsoTxn *txn = &h->txns[t];
+		uint32		stamp = t + 1;
+		int64		i;
+
+		/* backwards: the first write seen is the final one */
+		for (i = (int64) txn->n_ops - 1; i >= 0; i--)
+		{
+			uint32		o = txn->first_op + (uint32) i;
+			const IsoOp *op = &h->ops[o];
+
+			if (op->kind != ISO_OP_READ && written[op->key] != stamp)
+			{
+				written[op->key] = stamp;
+				b->op_flags[o] |= OP_FINAL_WRITE;
+			}
+		}
+		/* forwards: the first access of a key, if a read, is external */
+		for (i = 0; i < txn->n_ops; i++)
+		{
+			uint32		o = txn->first_op + (uint32) i;
+			const IsoOp *op = &h->ops[o];
+
+			if (first_seen[op->key] == stamp)
+				continue;
+			first_seen[op->key] = stamp;
+			if (op->kind == ISO_OP_READ)
+			{
+				b->op_flags[o] |= OP_EXTERNAL_READ;
+				if (written[op->key] == stamp)
+					b->op_flags[o] |= OP_TXN_WRITES_KEY;
+			}
+		}
+		if ((t & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(first_seen);
+	iso_free(written);
+}
+
+/* Counting sort of op indices by key, stable (so in txn order per key). */
+static void
+group_ops_by_key(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n_keys = h->keys.n;
+	uint32	   *fill;
+	uint32		i;
+
+	b->key_start = iso_alloc0(sizeof(uint32) * (n_keys + 1));
+	b->key_ops = iso_alloc(sizeof(uint32) * Max(h->n_ops, 1));
+	for (i = 0; i < h->n_ops; i++)
+		b->key_start[h->ops[i].key + 1]++;
+	for (i = 0; i < n_keys; i++)
+		b->key_start[i + 1] += b->key_start[i];
+	fill = iso_alloc(sizeof(uint32) * Max(n_keys, 1));
+	memcpy(fill, b->key_start, sizeof(uint32) * n_keys);
+	for (i = 0; i < h->n_ops; i++)
+		b->key_ops[fill[h->ops[i].key]++] = i;
+	iso_free(fill);
+}
+
+/* ---------------------------------------------------------------------
+ * Step 2: vertices (ok, and info proven committed by a vertex's read)
+ * --------------------------------------------------------------------- */
+
+/* If the write of value to key is by an unproven info txn, prove it. */
+static void
+prove_writer(Builder *b, uint32 key, uint32 value, uint32 *worklist, uint32 *n_work)
+{
+	uint32		w = iso_infer_writer_of(b, key, value);
+	uint32		t;
+
+	if (w == ISO_NONE)
+		return;
+	t = op_txn(b, w);
+	if (b->h->txns[t].status == ISO_STATUS_INFO && b->out->txn_vertex[t] == ISO_NONE)
+	{
+		b->out->txn_vertex[t] = 0;	/* marked; numbered below */
+		worklist[(*n_work)++] = t;
+	}
+}
+
+static void
+find_vertices(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	IsoInference *out = b->out;
+	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	uint8	   *info_key = NULL;
+	uint8	   *info_value = NULL;
+	uint32		n_work = 0;
+	uint32		t;
+	uint32		v;
+
+	out->txn_vertex = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	for (t = 0; t < h->n_txns; t++)
+	{
+		out->txn_vertex[t] = ISO_NONE;
+		if (h->txns[t].status == ISO_STATUS_OK)
+		{
+			out->txn_vertex[t] = 0;
+			worklist[n_work++] = t;
+		}
+		else if (h->txns[t].status == ISO_STATUS_FAIL)
+			out->n_fail++;
+		else
+			out->n_info++;
+	}
+
+	/*
+	 * Only info transactions need proving, and only reads of keys an info
+	 * transaction wrote can prove one: skip the rest (most keys, usually).
+	 */
+	if (out->n_info == 0)
+		n_work = 0;
+	else
+	{
+		/*
+		 * And only values an info transaction wrote (to any key) can name
+		 * one: a byte test spares the write-map lookup of every other list
+		 * element, which is nearly all of them.
+		 */
+		info_key = iso_alloc0(Max(h->keys.n, 1));
+		info_value = iso_alloc0(Max(h->values.n, 1));
+		for (t = 0; t < h->n_txns; t++)
+		{
+			uint32		i;
+
+			if (h->txns[t].status != ISO_STATUS_INFO)
+				continue;
+			for (i = 0; i < h->txns[t].n_ops; i++)
+			{
+				const IsoOp *op = &h->ops[h->txns[t].first_op + i];
+
+				if (op->kind != ISO_OP_READ)
+				{
+					info_key[op->key] = 1;
+					info_value[op->value] = 1;
+				}
+			}
+		}
+	}
+	while (n_work > 0)
+	{
+		const IsoTxn *txn = &h->txns[worklist[--n_work]];
+		uint32		i;
+
+		for (i = 0; i < txn->n_ops; i++)
+		{
+			uint32		o = txn->first_op + i;
+			const IsoOp *op = &h->ops[o];
+			int32		j;
+
+			if (!(b->op_flags[o] & OP_EXTERNAL_READ) || !info_key[op->key])
+				continue;
+			if (op->list_len < 0)
+			{
+				if (op->value != ISO_NONE && info_value[op->value])
+					prove_writer(b, op->key, op->value, worklist, &n_work);
+			}
+			else
+				for (j = 0; j < op->list_len; j++)
+				{
+					uint32		e = h->elems[op->list_first + j];
+
+					if (info_value[e])
+						prove_writer(b, op->key, e, worklist, &n_work);
+				}
+		}
+		ISO_CHECK_INTERRUPTS();
+	}
+
+	/* number vertices in txn order */
+	out->vertex_txn = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	v = 0;
+	for (t = 0; t < h->n_txns; t++)
+		if (out->txn_vertex[t] != ISO_NONE)
+		{
+			out->txn_vertex[t] = v;
+			out->vertex_txn[v++] = t;
+		}
+	out->n_vertices = v;
+	iso_free(worklist);
+	if (info_key)
+	{
+		iso_free(info_key);
+		iso_free(info_value);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Step 3: internal consistency (per txn and key, in op order)
+ * --------------------------------------------------------------------- */
+
+/* Does list read r equal prev ++ appends (prev may be absent)? */
+static bool
+list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
+					 const uint32 *app_ops, uint32 n_app)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *re = h->elems + r->list_first;
+	uint32		rlen = (uint32) list_read_len(h, r);
+	uint32		i;
+	uint32		base;
+
+	if (prev)
+	{
+		uint32		plen = (uint32) list_read_len(h, prev);
+
+		if (rlen != plen + n_app)
+			return false;
+		for (i = 0; i < plen; i++)
+			if (re[i] != h->elems[prev->list_first + i])
+				return false;
+		base = plen;
+	}
+	else
+	{
+		if (rlen < n_app)
+			return false;
+		base = rlen - n_app;
+	}
+	for (i = 0; i < n_app; i++)
+		if (re[base + i] != h->ops[app_ops[i]].value)
+			return false;
+	return true;
+}
+
+/*
+ * Future reads: a read that shows a value its own transaction writes only
+ * later (Elle's future-read, a trivial wr cycle T -> T, hence G1c-like).
+ * The group's writes are stamped with their op index first; then each read
+ * is scanned once.  Reported once per read.
+ */
+static void
+check_future_reads(Builder *b, const uint32 *ops, uint32 n)
+{
+	const IsoHistory *h = b->h;
+	uint32		stamp = ++b->epoch;
+	bool		any = false;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+
+		if (op->kind == ISO_OP_READ || i == 0)
+			continue;			/* a write nothing reads before */
+		b->value_stamp[op->value] = stamp;
+		b->value_pos[op->value] = ops[i];
+		any = true;
+	}
+	if (!any)
+		return;
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+		int32		len = list_read_len(h, op);
+		int32		j;
+
+		if (op->kind != ISO_OP_READ)
+			continue;
+		if (len < 0 && op->value != ISO_NONE &&
+			b->value_stamp[op->value] == stamp && b->value_pos[op->value] > ops[i])
+			iso_infer_add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, op->value, ops[i],
+						b->value_pos[op->value]);
+		for (j = 0; j < len; j++)
+		{
+			uint32		e = h->elems[op->list_first + j];
+
+			if (b->value_stamp[e] == stamp && b->value_pos[e] > ops[i])
+			{
+				iso_infer_add_anomaly(b, ISO_ANOM_FUTURE_READ, op->key, e, ops[i],
+							b->value_pos[e]);
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Check the ops of one committed txn on one key (ops[first..last) of
+ * key_ops, all of the same txn).  app_buf has room for the group's appends.
+ */
+static void
+check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *prev_read = NULL;
+	uint32		n_app = 0;
+	bool		known = false;
+	uint32		known_value = ISO_NONE;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoOp *op = &h->ops[ops[i]];
+
+		if (op->kind == ISO_OP_APPEND)
+			app_buf[n_app++] = ops[i];
+		else if (op->kind == ISO_OP_WRITE)
+		{
+			known = true;
+			known_value = op->value;
+		}
+		else if (h->workload == ISO_WORKLOAD_LIST_APPEND)
+		{
+			if (list_read_len(h, op) < 0)
+				continue;
+			if ((prev_read || n_app > 0) &&
+				!list_read_consistent(b, op, prev_read, app_buf, n_app))
+				iso_infer_add_anomaly(b, ISO_ANOM_INTERNAL, op->key, ISO_NONE, ops[i],
+							prev_read ? (uint32) (prev_read - h->ops) :
+							app_buf[n_app - 1]);
+			prev_read = op;
+			n_app = 0;
+		}
+		else
+		{
+			if (known && op->value != known_value)
+				iso_infer_add_anomaly(b, ISO_ANOM_INTERNAL, op->key, op->value, ops[i], ISO_NONE);
+			known = true;
+			known_value = op->value;
+		}
+	}
+}
+
+static void
+check_internal(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32	   *app_buf = iso_alloc(sizeof(uint32) * Max(h->n_ops, 1));
+	uint32		k;
+
+	for (k = 0; k < h->keys.n; k++)
+	{
+		uint32		i = b->key_start[k];
+		uint32		end = b->key_start[k + 1];
+
+		while (i < end)
+		{
+			uint32		t = op_txn(b, b->key_ops[i]);
+			uint32		j = i;
+
+			while (j < end && op_txn(b, b->key_ops[j]) == t)
+				j++;
+			/* info txns' reads are mostly unknown: check committed ones only */
+			if (b->h->txns[t].status == ISO_STATUS_OK && j - i > 1)
+			{
+				check_internal_group(b, b->key_ops + i, j - i, app_buf);
+				check_future_reads(b, b->key_ops + i, j - i);
+			}
+			i = j;
+		}
+		if ((k & 0xfff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(app_buf);
+}
+
+/* ---------------------------------------------------------------------
+ * Entry point
+ * --------------------------------------------------------------------- */
+
+bool
+iso_infer(const IsoHistory *h, const IsoVersionLog *log,
+		  const IsoInferOptions *options, IsoInference *out, IsoParseError *err)
+{
+	Builder		b;
+	IsoVersionLog empty_log = {0, NULL, NULL};
+	uint32		n_values = Max(h->values.n, 1);
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	b.h = h;
+	b.out = out;
+
+	if (!iso_infer_build_write_map(&b, err))
+		return false;
+	mark_op_flags(&b);
+	group_ops_by_key(&b);
+	find_vertices(&b);
+
+	/* data edges are about 2 per op, real-time ones a few per txn: one
+	 * allocation up front (pages are only touched as edges arrive) */
+	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 3 + 16);
+	b.value_stamp = iso_alloc0(sizeof(uint32) * n_values);
+	b.value_pos = iso_alloc(sizeof(uint32) * n_values);
+	b.dup_stamp = iso_alloc0(sizeof(uint32) * n_values);
+
+	check_internal(&b);
+
+	if (h->workload == ISO_WORKLOAD_LIST_APPEND)
+		iso_infer_lists(&b);
+	else
+		iso_infer_registers(&b, log ? log : &empty_log, options);
+
+	iso_infer_session_edges(&b);
+	iso_infer_realtime_edges(&b);
+
+	/* the builder's tables go before the CSR build, the peak of a check */
+	iso_free(b.writes.keys);
+	iso_free(b.writes.ops);
+	iso_free(b.op_flags);
+	iso_free(b.key_start);
+	iso_free(b.key_ops);
+	iso_free(b.value_stamp);
+	iso_free(b.value_pos);
+	iso_free(b.dup_stamp);
+
+	iso_graph_finish(&out->graph, out->n_vertices + out->realtime.n_points, &b.edges);
+	return true;
+}

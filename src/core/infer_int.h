@@ -1,0 +1,117 @@
+/*
+ * infer_int.h
+ *	  What the graph builder's files share (infer.c, infer_common.c,
+ *	  infer_list.c, infer_register.c, infer_order.c): the builder's state and its small
+ *	  helpers.  Private to the graph builder; callers use infer.h.
+ */
+#ifndef ISOGRAPH_INFER_INT_H
+#define ISOGRAPH_INFER_INT_H
+
+#include "infer.h"
+
+/* Flags per op, computed once (step 1). */
+#define OP_EXTERNAL_READ	0x01	/* first access of the key in its txn */
+#define OP_FINAL_WRITE		0x02	/* last w/append of the key in its txn */
+#define OP_TXN_WRITES_KEY	0x04	/* (reads) its txn also writes the key */
+
+/* (key, value) -> op index of the write; open addressing. */
+typedef struct WriteMap
+{
+	uint64	   *keys;			/* (key << 32 | value) + 1, 0 = empty */
+	uint32	   *ops;
+	uint64		mask;
+} WriteMap;
+
+typedef struct Builder
+{
+	const IsoHistory *h;
+	IsoInference *out;
+	IsoEdgeBuf	edges;
+	uint8	   *op_flags;
+	WriteMap	writes;
+	uint32	   *key_start;		/* ops grouped by key: CSR over key ids */
+	uint32	   *key_ops;
+	uint32	   *value_stamp;	/* per value id: epoch it was marked in */
+	uint32	   *value_pos;		/* per value id: position while marked */
+	uint32	   *dup_stamp;
+	uint32		epoch;
+} Builder;
+
+/* A read with the version it shows, for the lost-update rule. */
+typedef struct RankedRead
+{
+	uint64		rank;
+	uint32		op;
+} RankedRead;
+
+static inline uint32
+op_txn(const Builder *b, uint32 op)
+{
+	return b->h->ops[op].txn;
+}
+
+static inline uint32
+txn_vertex(const Builder *b, uint32 txn)
+{
+	return b->out->txn_vertex[txn];
+}
+
+static inline uint32
+op_vertex(const Builder *b, uint32 op)
+{
+	return b->out->txn_vertex[b->h->ops[op].txn];
+}
+
+/*
+ * The length of a list-append read, or -1 when it shows nothing.  Jepsen
+ * clients return nil for a list that does not exist yet, so a committed
+ * transaction's nil read is the empty list, the initial state (Elle reads
+ * it so); an info transaction's reads are copied from its invocation, so
+ * its nil means "unknown".
+ */
+static inline int32
+list_read_len(const IsoHistory *h, const IsoOp *op)
+{
+	if (op->list_len >= 0)
+		return op->list_len;
+	if (op->kind == ISO_OP_READ && op->value == ISO_NONE &&
+		h->txns[op->txn].status == ISO_STATUS_OK)
+		return 0;
+	return -1;
+}
+
+/* A 64-bit hash finalizer, for the open-addressing tables. */
+static inline uint64
+mix64(uint64 x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	return x;
+}
+
+/* infer_common.c */
+extern void iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key,
+								  uint32 value, uint32 op_a, uint32 op_b);
+extern void iso_infer_add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type,
+							   uint32 key, uint32 from_op, uint32 to_op);
+/* Map each written (key, value) to its op; false with *err if one repeats. */
+extern bool iso_infer_build_write_map(Builder *b, IsoParseError *err);
+/* Op index that wrote value to key, or ISO_NONE. */
+extern uint32 iso_infer_writer_of(const Builder *b, uint32 key, uint32 value);
+/* reads[i] = (version rank, reader op); sorted here. */
+extern void iso_infer_report_lost_updates(Builder *b, uint32 key, RankedRead *reads,
+										  uint32 n);
+
+/* infer_list.c: list-append keys */
+extern void iso_infer_lists(Builder *b);
+
+/* infer_register.c: rw-register keys */
+extern void iso_infer_registers(Builder *b, const IsoVersionLog *log,
+								const IsoInferOptions *opt);
+
+/* infer_order.c: session order and real-time order */
+extern void iso_infer_session_edges(Builder *b);
+extern void iso_infer_realtime_edges(Builder *b);
+
+#endif							/* ISOGRAPH_INFER_INT_H */

@@ -1,0 +1,437 @@
+/*
+ * infer_list.c
+ *	  The graph builder for list-append keys: the known order of each key,
+ *	  its ww/wr/rw edges and the anomalies of list reads (docs/semantics.md).
+ */
+#include "port.h"
+
+#include "infer_int.h"
+
+/* ---------------------------------------------------------------------
+ * Step 4a: list-append keys
+ * --------------------------------------------------------------------- */
+
+/* Scratch arrays of infer_list_key, sized once for the whole history. */
+typedef struct ListScratch
+{
+	uint32	   *reads;			/* the key's vertex reads (op indices) */
+	bool	   *compatible;		/* per read: a prefix of the longest read */
+	uint32	   *full_readers;	/* reads of the last known version */
+	RankedRead *ranked;			/* lost-update candidates */
+	uint32	   *known;			/* the known order: distinct elements */
+	uint32	   *elem_op;		/* per known element: its append, or NONE */
+	uint32	   *next_vertex;	/* per position: next element by a vertex */
+	uint32	   *txn_stamp;		/* per txn: key + 1 when txn_last_op is set */
+	uint32	   *txn_last_op;	/* per txn: its last append seen in the order */
+} ListScratch;
+
+/* True if read r has an element twice; *at: index of its second copy. */
+static bool
+has_duplicate(Builder *b, const IsoOp *r, int32 len, uint32 *dup_value, int32 *at)
+{
+	const uint32 *e = b->h->elems + r->list_first;
+	uint32		stamp = ++b->epoch;
+	int32		i;
+
+	for (i = 0; i < len; i++)
+	{
+		if (b->dup_stamp[e[i]] == stamp)
+		{
+			*dup_value = e[i];
+			*at = i;
+			return true;
+		}
+		b->dup_stamp[e[i]] = stamp;
+	}
+	return false;
+}
+
+/* The vertices' list reads of key (every read, not only external ones). */
+static uint32
+collect_list_reads(Builder *b, uint32 key, ListScratch *s, uint32 *longest)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		n = 0;
+	int32		best = -1;
+	uint32		i;
+
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+		const IsoOp *op = &h->ops[o];
+		int32		len;
+
+		if (op->kind != ISO_OP_READ || op_vertex(b, o) == ISO_NONE)
+			continue;
+		len = list_read_len(h, op);
+		if (len < 0)
+			continue;
+		s->reads[n++] = o;
+		if (len > best)
+		{
+			best = len;
+			*longest = o;
+		}
+	}
+	return n;
+}
+
+/*
+ * The known order: the longest read's elements, each once (a duplicate is
+ * reported and its later copies dropped, as Elle does).  Marks the elements
+ * with their position.  Returns the number of elements.
+ */
+static uint32
+known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stamp)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *L = &h->ops[longest];
+	const uint32 *le = h->elems + L->list_first;
+	int32		len = list_read_len(h, L);
+	uint32		dup;
+	int32		at;
+	uint32		n = 0;
+	int32		i;
+
+	if (has_duplicate(b, L, len, &dup, &at))
+		iso_infer_add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, longest, ISO_NONE);
+	*stamp = ++b->epoch;
+	for (i = 0; i < len; i++)
+	{
+		if (b->value_stamp[le[i]] == *stamp)
+			continue;
+		b->value_stamp[le[i]] = *stamp;
+		b->value_pos[le[i]] = n;
+		s->known[n++] = le[i];
+	}
+	return n;
+}
+
+/*
+ * Every read must be a prefix of the longest (incompatible-order) and hold
+ * each element once (duplicate-elements).  Reads that fail still give
+ * edges, by their last element, as in Elle; compatible[i] says which pass.
+ */
+static void
+check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
+				  ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *L = &h->ops[longest];
+	const uint32 *le = h->elems + L->list_first;
+	int32		llen = list_read_len(h, L);
+	uint32		longest_dup = ISO_NONE;
+	int32		dup_at = -1;
+	uint32		i;
+
+	/* a prefix of the longest holds its duplicate if it reaches the copy */
+	if (!has_duplicate(b, L, llen, &longest_dup, &dup_at))
+		dup_at = -1;
+	for (i = 0; i < n_reads; i++)
+	{
+		const IsoOp *r = &h->ops[s->reads[i]];
+		const uint32 *re = h->elems + r->list_first;
+		int32		len = list_read_len(h, r);
+		bool		prefix = len <= llen;
+		int32		j;
+		int32		at;
+		uint32		dup;
+
+		for (j = 0; prefix && j < len; j++)
+			prefix = re[j] == le[j];
+		s->compatible[i] = prefix;
+		if (prefix)
+		{
+			if (dup_at >= 0 && len > dup_at && s->reads[i] != longest)
+				iso_infer_add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, longest_dup,
+							s->reads[i], ISO_NONE);
+		}
+		else if (has_duplicate(b, r, len, &dup, &at))
+			iso_infer_add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, s->reads[i], ISO_NONE);
+		else
+			iso_infer_add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key, ISO_NONE, s->reads[i],
+						longest);
+	}
+}
+
+/*
+ * Who appended each known element; garbage reads, aborted elements and
+ * dirty updates along the known order.  Returns the position of the first
+ * element of a fail transaction, or ISO_NONE.
+ */
+static uint32
+known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
+					uint32 n_reads, ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	uint32		first_fail = ISO_NONE;
+	uint32		first_garbage = ISO_NONE;
+	uint32		i;
+
+	bool		misordered = false;
+
+	for (i = 0; i < n; i++)
+	{
+		uint32		w = iso_infer_writer_of(b, key, s->known[i]);
+		uint32		t;
+
+		s->elem_op[i] = w;
+		if (w == ISO_NONE)
+		{
+			if (first_garbage == ISO_NONE)
+				first_garbage = i;
+			continue;
+		}
+
+		/*
+		 * A transaction's appends to the key must show in the order it made
+		 * them: no list state ever held them otherwise.  (A reversed pair by
+		 * two transactions is a ww cycle; by one, this is the only trace.)
+		 */
+		t = op_txn(b, w);
+		if (s->txn_stamp[t] == key + 1 && s->txn_last_op[t] > w && !misordered)
+		{
+			/* value: the element shown too early; op_b: the earlier append */
+			iso_infer_add_anomaly(b, ISO_ANOM_INCOMPATIBLE_ORDER, key,
+						h->ops[s->txn_last_op[t]].value, longest, w);
+			misordered = true;
+		}
+		s->txn_stamp[t] = key + 1;
+		s->txn_last_op[t] = w;
+
+		if (h->txns[t].status == ISO_STATUS_FAIL)
+		{
+			if (first_fail == ISO_NONE)
+				first_fail = i;
+		}
+		else if (first_fail != ISO_NONE && op_vertex(b, w) != ISO_NONE)
+			iso_infer_add_anomaly(b, ISO_ANOM_DIRTY_UPDATE, key, s->known[i], w,
+						s->elem_op[first_fail]);
+	}
+	if (first_garbage != ISO_NONE)
+	{
+		/* report once, with the shortest compatible read that shows it */
+		uint32		shower = longest;
+
+		for (i = 0; i < n_reads; i++)
+		{
+			int32		len = list_read_len(h, &h->ops[s->reads[i]]);
+
+			if (s->compatible[i] && len > 0 &&
+				b->value_pos[h->elems[h->ops[s->reads[i]].list_first + len - 1]] >=
+				first_garbage &&
+				len < list_read_len(h, &h->ops[shower]))
+				shower = s->reads[i];
+		}
+		iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, s->known[first_garbage], shower,
+					ISO_NONE);
+	}
+
+	/* next_vertex[i]: first element at position >= i appended by a vertex */
+	s->next_vertex[n] = ISO_NONE;
+	for (i = n; i > 0; i--)
+		s->next_vertex[i - 1] = (s->elem_op[i - 1] != ISO_NONE &&
+								 op_vertex(b, s->elem_op[i - 1]) != ISO_NONE) ?
+			i - 1 : s->next_vertex[i];
+	return first_fail;
+}
+
+/*
+ * An incompatible read's elements outside the known order: aborted ones
+ * (G1a) and ones nobody appended (garbage-read).
+ */
+static void
+check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp)
+{
+	const IsoHistory *h = b->h;
+	const IsoOp *r = &h->ops[ro];
+	int32		len = list_read_len(h, r);
+	int32		j;
+
+	for (j = 0; j < len; j++)
+	{
+		uint32		e = h->elems[r->list_first + j];
+		uint32		w;
+
+		if (b->value_stamp[e] == stamp)
+			continue;
+		w = iso_infer_writer_of(b, key, e);
+		if (w == ISO_NONE)
+			iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, e, ro, ISO_NONE);
+		else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+			iso_infer_add_anomaly(b, ISO_ANOM_G1A, key, e, ro, w);
+		else
+			continue;
+		return;					/* one report per read */
+	}
+}
+
+/*
+ * The edges and anomalies of one read.  A read is identified by the
+ * version it shows: its last element (Elle's read index); the element's
+ * position in the known order gives the next appender (rw).
+ */
+static void
+list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
+				uint32 stamp, ListScratch *s, uint32 *n_ranked, uint32 *n_full)
+{
+	const IsoHistory *h = b->h;
+	uint32		ro = s->reads[i];
+	const IsoOp *r = &h->ops[ro];
+	int32		len = list_read_len(h, r);
+	uint32		rv = op_vertex(b, ro);
+	uint32		last = len > 0 ? h->elems[r->list_first + len - 1] : ISO_NONE;
+	bool		known = last == ISO_NONE || b->value_stamp[last] == stamp;
+	uint32		next = ISO_NONE;	/* position of the version after it */
+	uint32		w = ISO_NONE;
+
+	if (last != ISO_NONE && known)
+	{
+		uint32		q = b->value_pos[last];
+
+		w = s->elem_op[q];
+		next = q + 1;
+		if (first_fail != ISO_NONE && first_fail <= q && s->compatible[i])
+			iso_infer_add_anomaly(b, ISO_ANOM_G1A, key, s->known[first_fail], ro,
+						s->elem_op[first_fail]);
+	}
+	else if (last != ISO_NONE)
+		w = iso_infer_writer_of(b, key, last);
+	else
+		next = 0;
+	if (!s->compatible[i])
+		check_foreign_elements(b, key, ro, stamp);
+
+	if (w != ISO_NONE)
+	{
+		if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != r->txn &&
+			h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
+			iso_infer_add_anomaly(b, ISO_ANOM_G1B, key, last, ro, w);
+		iso_infer_add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
+	}
+	/*
+	 * A read of the reader's own version (a read after its own append)
+	 * gives no rw edge: the next appender already follows it by ww, and a
+	 * cycle through that rw edge would only repeat one through the ww edge
+	 * under a weaker name.
+	 */
+	if (w != ISO_NONE && op_txn(b, w) == r->txn)
+		next = ISO_NONE;
+	if (next != ISO_NONE && s->next_vertex[next] != ISO_NONE)
+		iso_infer_add_edge(b, rv, op_vertex(b, s->elem_op[s->next_vertex[next]]), ISO_EDGE_RW,
+				 key, ro, s->elem_op[s->next_vertex[next]]);
+	if (next == n)
+		s->full_readers[(*n_full)++] = ro;
+	/* lost update: external reads of transactions that also write the key */
+	if (b->op_flags[ro] & OP_TXN_WRITES_KEY)
+	{
+		s->ranked[*n_ranked].rank = last == ISO_NONE ? 0 : (uint64) last + 1;
+		s->ranked[*n_ranked].op = ro;
+		(*n_ranked)++;
+	}
+}
+
+static void
+infer_list_key(Builder *b, uint32 key, ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		longest = ISO_NONE;
+	uint32		n_reads;
+	uint32		n;
+	uint32		stamp;
+	uint32		first_fail;
+	uint32		last_vertex_elem = ISO_NONE;
+	uint32		n_ranked = 0;
+	uint32		n_full = 0;
+	uint32		i;
+
+	n_reads = collect_list_reads(b, key, s, &longest);
+	if (n_reads == 0)
+		return;
+	n = known_order(b, key, longest, s, &stamp);
+	check_read_orders(b, key, n_reads, longest, s);
+	first_fail = known_order_writers(b, key, n, longest, n_reads, s);
+
+	/* ww along the known order, between consecutive vertex elements */
+	for (i = 0; i < n; i++)
+	{
+		if (s->next_vertex[i] != i)
+			continue;
+		if (last_vertex_elem != ISO_NONE)
+			iso_infer_add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]),
+					 op_vertex(b, s->elem_op[i]), ISO_EDGE_WW, key,
+					 s->elem_op[last_vertex_elem], s->elem_op[i]);
+		last_vertex_elem = i;
+	}
+
+	for (i = 0; i < n_reads; i++)
+		list_read_edges(b, key, i, n, first_fail, stamp, s, &n_ranked, &n_full);
+	iso_infer_report_lost_updates(b, key, s->ranked, n_ranked);
+
+	/*
+	 * Appends by vertices that no read shows come after the known order:
+	 * the readers of its last version read a state they overwrote.
+	 */
+	for (i = 0; i < nk; i++)
+	{
+		uint32		o = kops[i];
+		const IsoOp *op = &h->ops[o];
+		uint32		v = op_vertex(b, o);
+		uint32		j;
+
+		if (op->kind != ISO_OP_APPEND || v == ISO_NONE ||
+			b->value_stamp[op->value] == stamp)
+			continue;
+		for (j = 0; j < n_full; j++)
+			iso_infer_add_edge(b, op_vertex(b, s->full_readers[j]), v, ISO_EDGE_RW, key,
+					 s->full_readers[j], o);
+		if (last_vertex_elem != ISO_NONE)
+			iso_infer_add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
+					 s->elem_op[last_vertex_elem], o);
+		if ((i & 0xfff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+}
+
+void
+iso_infer_lists(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32		n = h->n_ops + 2;
+	uint32		max_len = 0;
+	ListScratch s;
+	uint32		i;
+	uint32		k;
+
+	for (i = 0; i < h->n_ops; i++)
+		if (h->ops[i].list_len > 0 && (uint32) h->ops[i].list_len > max_len)
+			max_len = (uint32) h->ops[i].list_len;
+	s.reads = iso_alloc(sizeof(uint32) * n);
+	s.compatible = iso_alloc(sizeof(bool) * n);
+	s.full_readers = iso_alloc(sizeof(uint32) * n);
+	s.ranked = iso_alloc(sizeof(RankedRead) * n);
+	s.known = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s.txn_stamp = iso_alloc0(sizeof(uint32) * Max(h->n_txns, 1));
+	s.txn_last_op = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	for (k = 0; k < h->keys.n; k++)
+	{
+		infer_list_key(b, k, &s);
+		ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(s.reads);
+	iso_free(s.compatible);
+	iso_free(s.full_readers);
+	iso_free(s.ranked);
+	iso_free(s.known);
+	iso_free(s.elem_op);
+	iso_free(s.next_vertex);
+	iso_free(s.txn_stamp);
+	iso_free(s.txn_last_op);
+}
+

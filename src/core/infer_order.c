@@ -1,0 +1,117 @@
+/*
+ * infer_order.c
+ *	  The graph builder's order edges: session order (so) and real-time
+ *	  order (rt, built by realtime.c) (docs/semantics.md).
+ */
+#include "port.h"
+
+#include "infer_int.h"
+#include "realtime.h"
+
+/* ---------------------------------------------------------------------
+ * Step 5: session order and real-time order
+ * --------------------------------------------------------------------- */
+
+static const IsoHistory *sort_history;
+static const uint32 *sort_vertex_txn;
+
+static int
+cmp_vertex_session(const void *a, const void *b)
+{
+	const IsoTxn *x = &sort_history->txns[sort_vertex_txn[*(const uint32 *) a]];
+	const IsoTxn *y = &sort_history->txns[sort_vertex_txn[*(const uint32 *) b]];
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	return x->txn_id < y->txn_id ? -1 : (x->txn_id > y->txn_id);
+}
+
+/* Last vertex seen of each process: open addressing on the process id. */
+typedef struct ProcessSlot
+{
+	int64		process;
+	uint32		last;			/* vertex + 1; 0 = empty slot */
+} ProcessSlot;
+
+/*
+ * so: consecutive vertices of one process, in txn_id order.  Vertices are
+ * numbered in txn order, which is txn_id order when the history comes from
+ * iso_event; then one pass with a per-process "last vertex" table does it.
+ * Otherwise (standalone callers) sort first.
+ */
+void
+iso_infer_session_edges(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	IsoInference *out = b->out;
+	uint32		nv = out->n_vertices;
+	uint32	   *vs = iso_alloc(sizeof(uint32) * Max(nv, 1));
+	uint32		n = 0;
+	uint32		nslots = 64;
+	ProcessSlot *slots;
+	bool		sorted = true;
+	uint32		v;
+
+	for (v = 0; v < nv; v++)
+	{
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+		if (!h->txns[out->vertex_txn[v]].has_process)
+			continue;
+		if (n > 0 && h->txns[out->vertex_txn[vs[n - 1]]].txn_id >
+			h->txns[out->vertex_txn[v]].txn_id)
+			sorted = false;
+		vs[n++] = v;
+	}
+	if (!sorted)
+	{
+		sort_history = h;
+		sort_vertex_txn = out->vertex_txn;
+		qsort(vs, n, sizeof(uint32), cmp_vertex_session);
+		for (v = 0; v + 1 < n; v++)
+		{
+			if ((v & 0xffff) == 0)
+				ISO_CHECK_INTERRUPTS();
+			if (h->txns[out->vertex_txn[vs[v]]].process ==
+				h->txns[out->vertex_txn[vs[v + 1]]].process)
+				iso_infer_add_edge(b, vs[v], vs[v + 1], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		}
+		iso_free(vs);
+		return;
+	}
+
+	while (nslots < 2 * Min(n, PG_UINT32_MAX / 4) + 2)
+		nslots *= 2;
+	slots = iso_alloc0(sizeof(ProcessSlot) * nslots);
+	for (v = 0; v < n; v++)
+	{
+		int64		p = h->txns[out->vertex_txn[vs[v]]].process;
+		uint32		i = (uint32) (mix64((uint64) p) & (nslots - 1));
+
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+		while (slots[i].last != 0 && slots[i].process != p)
+			i = (i + 1) & (nslots - 1);
+		if (slots[i].last != 0)
+			iso_infer_add_edge(b, slots[i].last - 1, vs[v], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		slots[i].process = p;
+		slots[i].last = vs[v] + 1;
+	}
+	iso_free(slots);
+	iso_free(vs);
+}
+
+/*
+ * rt: T1 -> T2 when T1 completed before T2 was invoked, as a transitive
+ * reduction when that is small, else through time points (realtime.c).
+ */
+void
+iso_infer_realtime_edges(Builder *b)
+{
+	IsoInference *out = b->out;
+
+	iso_realtime_edges(b->h, out->vertex_txn, NULL, out->n_vertices,
+					   ISO_RT_LIMIT(out->n_vertices),
+					   out->n_vertices, true, &b->edges, &out->realtime);
+}
+

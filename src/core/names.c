@@ -1,0 +1,178 @@
+/*
+ * names.c
+ *	  Every enum's text, in one place: statuses, micro-op kinds, workloads,
+ *	  sources of real time (names.h), edge types (graph.h), non-cycle
+ *	  anomalies (infer.h) and cycle kinds with their -process / -realtime
+ *	  labels (cycle.h).  Level names live with the levels (levels.c).
+ */
+#include "port.h"
+
+#include "cycle.h"
+#include "infer.h"
+#include "names.h"
+
+/* The index of s in names[0..n), or -1. */
+static int
+lookup(const char *const *names, int n, const char *s)
+{
+	int			i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+#define NAME_OF(names, v) \
+	(((int) (v) >= 0 && (int) (v) < (int) (sizeof(names) / sizeof(names[0])) && \
+	  names[(int) (v)] != NULL) ? names[(int) (v)] : "unknown")
+#define PARSE(names, s, out, type) \
+	do { \
+		int			i_ = lookup(names, (int) (sizeof(names) / sizeof(names[0])), (s)); \
+		if (i_ < 0) \
+			return false; \
+		*(out) = (type) i_; \
+		return true; \
+	} while (0)
+
+static const char *const status_names[] = {
+	[ISO_STATUS_OK] = "ok",
+	[ISO_STATUS_FAIL] = "fail",
+	[ISO_STATUS_INFO] = "info",
+};
+
+static const char *const op_names[] = {
+	[ISO_OP_READ] = "r",
+	[ISO_OP_WRITE] = "w",
+	[ISO_OP_APPEND] = "append",
+};
+
+static const char *const workload_names[] = {
+	[ISO_WORKLOAD_UNKNOWN] = NULL,
+	[ISO_WORKLOAD_LIST_APPEND] = "list-append",
+	[ISO_WORKLOAD_RW_REGISTER] = "rw-register",
+};
+
+/* as iso_history.metadata->>'realtime' stores them */
+static const char *const time_source_names[] = {
+	[ISO_TIME_NONE] = "none",
+	[ISO_TIME_VALUES] = "time values",
+	[ISO_TIME_RECORD_ORDER] = "record order",
+};
+
+static const char *const edge_type_names[ISO_EDGE_NTYPES] = {
+	[ISO_EDGE_WW] = "ww",
+	[ISO_EDGE_WR] = "wr",
+	[ISO_EDGE_RW] = "rw",
+	[ISO_EDGE_SO] = "so",
+	[ISO_EDGE_RT] = "rt",
+};
+
+static const char *const anomaly_names[ISO_ANOM_KIND_COUNT] = {
+	[ISO_ANOM_G1A] = "G1a",
+	[ISO_ANOM_G1B] = "G1b",
+	[ISO_ANOM_DIRTY_UPDATE] = "dirty-update",
+	[ISO_ANOM_INTERNAL] = "internal",
+	[ISO_ANOM_LOST_UPDATE] = "lost-update",
+	[ISO_ANOM_GARBAGE_READ] = "garbage-read",
+	[ISO_ANOM_DUPLICATE_ELEMENTS] = "duplicate-elements",
+	[ISO_ANOM_INCOMPATIBLE_ORDER] = "incompatible-order",
+	[ISO_ANOM_CYCLIC_VERSIONS] = "cyclic-versions",
+	[ISO_ANOM_FUTURE_READ] = "future-read",
+};
+
+/* per kind: plain, needing session order, needing real-time order */
+static const char *const cycle_names[ISO_CYCLE_KIND_COUNT][3] = {
+	[ISO_CYCLE_G0] = {"G0", "G0-process", "G0-realtime"},
+	[ISO_CYCLE_G1C] = {"G1c", "G1c-process", "G1c-realtime"},
+	[ISO_CYCLE_G_SINGLE] = {"G-single", "G-single-process", "G-single-realtime"},
+	[ISO_CYCLE_G_NONADJACENT] = {"G-nonadjacent", "G-nonadjacent-process",
+	"G-nonadjacent-realtime"},
+	[ISO_CYCLE_G2_ITEM] = {"G2-item", "G2-item-process", "G2-item-realtime"},
+};
+
+const char *
+iso_status_name(IsoStatus status)
+{
+	return NAME_OF(status_names, status);
+}
+
+bool
+iso_status_parse(const char *s, IsoStatus *status)
+{
+	PARSE(status_names, s, status, IsoStatus);
+}
+
+const char *
+iso_op_name(IsoOpKind op)
+{
+	return NAME_OF(op_names, op);
+}
+
+bool
+iso_op_parse(const char *s, IsoOpKind *op)
+{
+	PARSE(op_names, s, op, IsoOpKind);
+}
+
+const char *
+iso_workload_name(IsoWorkload workload)
+{
+	return NAME_OF(workload_names, workload);
+}
+
+bool
+iso_workload_parse(const char *s, IsoWorkload *workload)
+{
+	PARSE(workload_names, s, workload, IsoWorkload);
+}
+
+const char *
+iso_time_source_name(IsoTimeSource source)
+{
+	return NAME_OF(time_source_names, source);
+}
+
+bool
+iso_time_source_parse(const char *s, IsoTimeSource *source)
+{
+	PARSE(time_source_names, s, source, IsoTimeSource);
+}
+
+const char *
+iso_edge_type_name(IsoEdgeType type)
+{
+	return NAME_OF(edge_type_names, type);
+}
+
+bool
+iso_edge_type_parse(const char *s, IsoEdgeType *type)
+{
+	PARSE(edge_type_names, s, type, IsoEdgeType);
+}
+
+const char *
+iso_anomaly_name(IsoAnomalyKind kind)
+{
+	return NAME_OF(anomaly_names, kind);
+}
+
+const char *
+iso_cycle_kind_name(IsoCycleKind kind)
+{
+	if ((int) kind < 0 || kind >= ISO_CYCLE_KIND_COUNT)
+		return "unknown";
+	return cycle_names[kind][0];
+}
+
+/* A witness's anomaly name: its kind, -realtime if it needs rt, else
+ * -process if it needs so. */
+const char *
+iso_cycle_name(const IsoCycle *cycle)
+{
+	if ((int) cycle->kind < 0 || cycle->kind >= ISO_CYCLE_KIND_COUNT)
+		return "unknown";
+	return cycle_names[cycle->kind][cycle->uses_rt ? 2 : cycle->uses_so ? 1 : 0];
+}

@@ -1,0 +1,87 @@
+/*
+ * port.h
+ *	  The few things the parsing and graph cores need from their host.
+ *
+ * Everything under src/core is plain C that never includes postgres.h: the
+ * parsers, the history, the graph builder, the cycle searches and the level
+ * rules.  The server links it with src/pg/host.c, the unit tests and fuzzers
+ * with port_standalone.c (built with -DISOGRAPH_STANDALONE).
+ */
+#ifndef ISOGRAPH_PORT_H
+#define ISOGRAPH_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * PostgreSQL's integer names.  A backend file includes postgres.h first,
+ * whose c.h (include guard C_H) defines the same types; the core's own
+ * files never include it and get them here.
+ */
+#ifndef C_H
+typedef int8_t int8;
+typedef int16_t int16;
+typedef int32_t int32;
+typedef int64_t int64;
+typedef uint8_t uint8;
+typedef uint16_t uint16;
+typedef uint32_t uint32;
+typedef uint64_t uint64;
+typedef size_t Size;
+
+#define PG_INT32_MAX	INT32_MAX
+#define PG_INT64_MAX	INT64_MAX
+#define PG_INT64_MIN	INT64_MIN
+#define PG_UINT32_MAX	UINT32_MAX
+#define Min(x, y)		((x) < (y) ? (x) : (y))
+#define Max(x, y)		((x) > (y) ? (x) : (y))
+#endif							/* C_H */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ISO_PRINTF(f, a)	__attribute__((format(printf, f, a)))
+#define ISO_NORETURN		__attribute__((noreturn))
+#else
+#define ISO_PRINTF(f, a)
+#define ISO_NORETURN
+#endif
+
+/*
+ * The host: src/pg/host.c inside the server (palloc in the current memory
+ * context, so everything goes with that context, also on ERROR; interrupts
+ * and isograph.max_memory checked), port_standalone.c in unit tests and
+ * fuzzers (malloc; exhaustion and errors abort).
+ */
+extern void *iso_alloc(size_t size);
+extern void *iso_alloc0(size_t size);
+extern void *iso_realloc(void *ptr, size_t size);
+extern void iso_free(void *ptr);
+
+/* Long loops call this: CHECK_FOR_INTERRUPTS and the memory limit. */
+extern void iso_host_tick(void);
+/* The memory limit alone, every time: after a big allocation. */
+extern void iso_host_check_memory(void);
+/* A size limit of the algorithms that a user's history reached (54000). */
+extern void iso_host_limit(const char *what) ISO_NORETURN;
+/* A broken invariant: a bug, never the user's input (XX000). */
+extern void iso_host_internal_error(const char *what) ISO_NORETURN;
+
+#ifdef ISOGRAPH_STANDALONE
+#define ISO_CHECK_INTERRUPTS()	((void) 0)
+#define ISO_CHECK_MEMORY()		((void) 0)
+#else
+#define ISO_CHECK_INTERRUPTS()	iso_host_tick()
+#define ISO_CHECK_MEMORY()		iso_host_check_memory()
+#endif
+
+/* A piece of text; ptr == NULL means SQL NULL.  Not NUL-terminated. */
+typedef struct IsoSlice
+{
+	const char *ptr;
+	int32		len;
+} IsoSlice;
+
+#endif							/* ISOGRAPH_PORT_H */

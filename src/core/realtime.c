@@ -1,0 +1,284 @@
+/*
+ * realtime.c
+ *	  Real-time order in linear space (realtime.h, docs/semantics.md "so
+ *	  and rt").
+ *
+ * One sweep over the invocations and completions in time order (at equal
+ * times invocations first, so equal times give no edge).  The transitive
+ * reduction is the frontier algorithm: the frontier holds the completed
+ * transactions not yet followed by a completed successor, an invocation
+ * links from the whole frontier, and a completion removes its own
+ * predecessors from it.  Those predecessors are exactly the frontier
+ * members that completed before the completing transaction was invoked,
+ * and the frontier is kept in completion order, so they are a prefix of it:
+ * the frontier is a window [head, tail) of the completions, and the size of
+ * the reduction is counted in O(n) before any edge is made.  When it is
+ * larger than the caller's limit (ISO_RT_LIMIT: ISO_RT_MAX_FANOUT edges
+ * per transaction) the order is built through time points instead (at
+ * most 3n edges).
+ */
+#include "port.h"
+#include "realtime.h"
+
+#define TICK_MASK	0xFFFF
+
+typedef struct RtEvent
+{
+	int64		time;
+	uint32		idx;			/* index into the caller's vertex list */
+	uint8		is_completion;	/* at equal times invocations come first */
+} RtEvent;
+
+static int
+cmp_event(const void *a, const void *b)
+{
+	const RtEvent *x = a;
+	const RtEvent *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->is_completion != y->is_completion)
+		return x->is_completion ? 1 : -1;
+	return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+static inline uint32
+vertex_of(const uint32 *vertices, uint32 idx)
+{
+	return vertices ? vertices[idx] : idx;
+}
+
+/*
+ * The invocations and completions, in time order.  A transaction takes
+ * part when its invocation time is known; it completes (has outgoing rt)
+ * when it committed and its completion time is known and not before its
+ * invocation (an earlier one is unusable data: it would order the
+ * transaction before itself).  Completions usually come in vertex order
+ * already (Jepsen numbers transactions by completion), so the two kinds are
+ * sorted apart and merged.
+ */
+static uint32
+collect_events(const IsoHistory *h, const uint32 *vertex_txn,
+			   const uint32 *vertices, uint32 n, RtEvent *ev, uint32 *n_timed)
+{
+	RtEvent    *inv = iso_alloc(sizeof(RtEvent) * Max(n, 1));
+	RtEvent    *comp = iso_alloc(sizeof(RtEvent) * Max(n, 1));
+	uint32		ni = 0,
+				nc = 0,
+				i = 0,
+				c = 0,
+				m = 0;
+	bool		comp_sorted = true;
+	uint32		k;
+
+	for (k = 0; k < n; k++)
+	{
+		const IsoTxn *t = &h->txns[vertex_txn[vertex_of(vertices, k)]];
+
+		if ((k & TICK_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+		if (t->invoke_time == ISO_NO_TIME)
+			continue;
+		inv[ni].time = t->invoke_time;
+		inv[ni].idx = k;
+		inv[ni].is_completion = 0;
+		ni++;
+		if (t->status == ISO_STATUS_OK && t->complete_time != ISO_NO_TIME &&
+			t->complete_time >= t->invoke_time)
+		{
+			comp[nc].time = t->complete_time;
+			comp[nc].idx = k;
+			comp[nc].is_completion = 1;
+			if (nc > 0 && cmp_event(&comp[nc - 1], &comp[nc]) > 0)
+				comp_sorted = false;
+			nc++;
+		}
+	}
+	qsort(inv, ni, sizeof(RtEvent), cmp_event);
+	if (!comp_sorted)
+		qsort(comp, nc, sizeof(RtEvent), cmp_event);
+	while (i < ni || c < nc)
+	{
+		if (c == nc || (i < ni && cmp_event(&inv[i], &comp[c]) <= 0))
+			ev[m++] = inv[i++];
+		else
+			ev[m++] = comp[c++];
+	}
+	iso_free(inv);
+	iso_free(comp);
+	*n_timed = ni;
+	return m;
+}
+
+/*
+ * The frontier sweep.  With buf NULL it only counts the reduction's edges;
+ * otherwise it adds them.
+ */
+static uint64
+sweep_reduction(const RtEvent *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
+				IsoEdgeBuf *buf)
+{
+	uint32	   *inv_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *fq = iso_alloc(sizeof(uint32) * Max(n, 1));	/* frontier window */
+	uint32	   *fq_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32		head = 0,
+				tail = 0;
+	uint64		total = 0;
+	uint32		i;
+
+	for (i = 0; i < n_ev; i++)
+	{
+		uint32		idx = ev[i].idx;
+
+		if ((i & TICK_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+		if (!ev[i].is_completion)
+		{
+			inv_pos[idx] = i;
+			total += tail - head;
+			if (buf != NULL)
+			{
+				uint32		f;
+
+				for (f = head; f < tail; f++)
+				{
+					iso_edgebuf_add(buf, vertex_of(vertices, fq[f]),
+									vertex_of(vertices, idx), ISO_EDGE_RT,
+									ISO_NO_KEY, ISO_NO_OP, ISO_NO_OP);
+					if ((buf->n & TICK_MASK) == 0)
+						ISO_CHECK_INTERRUPTS();
+				}
+			}
+		}
+		else
+		{
+			/* its predecessors reach later transactions through it */
+			while (head < tail && fq_pos[head] < inv_pos[idx])
+				head++;
+			fq[tail] = idx;
+			fq_pos[tail] = i;
+			tail++;
+		}
+	}
+	iso_free(inv_pos);
+	iso_free(fq);
+	iso_free(fq_pos);
+	return total;
+}
+
+/*
+ * The order through time points: a point per maximal run of completions,
+ * chained; each completion links to its run's point, each invocation from
+ * the latest point.  Returns the number of points.
+ */
+static uint32
+sweep_points(const RtEvent *ev, uint32 n_ev, const uint32 *vertices,
+			 uint32 first_free, IsoEdgeBuf *buf)
+{
+	uint32		n_points = 0;
+	uint32		cur = PG_UINT32_MAX;
+	bool		in_run = false;
+	uint32		i;
+
+	for (i = 0; i < n_ev; i++)
+	{
+		uint32		v = vertex_of(vertices, ev[i].idx);
+
+		if ((i & TICK_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+		if (ev[i].is_completion)
+		{
+			if (!in_run)
+			{
+				uint32		p = first_free + n_points++;
+
+				if (cur != PG_UINT32_MAX)
+					iso_edgebuf_add(buf, cur, p, ISO_EDGE_RT, ISO_NO_KEY,
+									ISO_NO_OP, ISO_NO_OP);
+				cur = p;
+				in_run = true;
+			}
+			iso_edgebuf_add(buf, v, cur, ISO_EDGE_RT, ISO_NO_KEY,
+							ISO_NO_OP, ISO_NO_OP);
+		}
+		else
+		{
+			in_run = false;
+			if (cur != PG_UINT32_MAX)
+				iso_edgebuf_add(buf, cur, v, ISO_EDGE_RT, ISO_NO_KEY,
+								ISO_NO_OP, ISO_NO_OP);
+		}
+	}
+	return n_points;
+}
+
+void
+iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
+				   const uint32 *vertices, uint32 n,
+				   uint64 max_reduction,
+				   uint32 first_free, bool allow_points,
+				   IsoEdgeBuf *buf, IsoRealtimeInfo *info)
+{
+	RtEvent    *ev = iso_alloc(sizeof(RtEvent) * Max((uint64) 2 * n, 1));
+	uint32		n_ev;
+
+	memset(info, 0, sizeof(*info));
+	info->first_point = first_free;
+	n_ev = collect_events(h, vertex_txn, vertices, n, ev, &info->n_timed);
+	info->n_reduction = sweep_reduction(ev, n_ev, n, vertices, NULL);
+	if (info->n_reduction <= max_reduction)
+		(void) sweep_reduction(ev, n_ev, n, vertices, buf);
+	else
+	{
+		info->dense = true;
+		/* points are fewer than the completions: at most n more vertices */
+		if (allow_points && (uint64) first_free + n > PG_UINT32_MAX - 1)
+			iso_host_limit("too many transactions for the time points of a dense real-time order");
+		if (allow_points)
+			info->n_points = sweep_points(ev, n_ev, vertices, first_free, buf);
+	}
+	iso_free(ev);
+}
+
+uint32
+iso_rt_collapse_cycle(const IsoGraph *graph, uint32 n_txn_vertices,
+					  const uint64 *edges, uint32 length, IsoEdge *out)
+{
+	uint32		start = 0;
+	uint32		m = 0;
+	uint32		hop_from = 0;
+	bool		in_hop = false;
+	uint32		i;
+
+	/* a cycle always has a transaction: points only lead forward in time */
+	while (start < length && graph->edges[edges[start]].from >= n_txn_vertices)
+		start++;
+	if (start == length)
+		return 0;
+	for (i = 0; i < length; i++)
+	{
+		const IsoEdge *e = &graph->edges[edges[(start + i) % length]];
+
+		if (e->to >= n_txn_vertices)
+		{
+			if (!in_hop)
+				hop_from = e->from;
+			in_hop = true;
+			continue;
+		}
+		if (!in_hop)
+		{
+			out[m++] = *e;
+			continue;
+		}
+		out[m].from = hop_from;
+		out[m].to = e->to;
+		out[m].key = ISO_NO_KEY;
+		out[m].from_op = ISO_NO_OP;
+		out[m].to_op = ISO_NO_OP;
+		out[m].type = ISO_EDGE_RT;
+		m++;
+		in_hop = false;
+	}
+	return m;
+}

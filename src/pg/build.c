@@ -1,0 +1,156 @@
+/*
+ * build.c
+ *	  Build the in-memory graph of a stored history (used by every graph and
+ *	  check function).
+ *
+ * All memory of a build lives in one context under the caller's, so it is
+ * freed by iso_build_close on success and with the query's memory on ERROR.
+ * isograph.max_memory bounds it.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "check.h"
+#include "host.h"
+#include "isograph.h"
+
+/* The build's memory context, bounded by isograph.max_memory. */
+static void
+build_begin(IsoBuild *build)
+{
+	iso_settings_ready();
+	build->cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph build",
+									   ALLOCSET_DEFAULT_SIZES);
+	iso_memory_limit_context(build->cxt);
+}
+
+/* Infer the graph of build->history (and log). */
+static void
+build_infer(IsoBuild *build)
+{
+	IsoInferOptions options;
+	IsoParseError err;
+	MemoryContext old;
+	bool		ok;
+
+	iso_check_memory(build->cxt);
+	options.sequential_keys = iso_assume_sequential_keys;
+	options.linearizable_keys = iso_assume_linearizable_keys;
+	old = MemoryContextSwitchTo(build->cxt);
+	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
+				   &options, &build->inf, &err);
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("%s", err.message),
+				 errdetail("%s", err.detail),
+				 errhint("%s", err.hint),
+				 build->history_id != 0 ?
+				 errcontext("history %lld", (long long) build->history_id) : 0));
+	/* times nobody has order nothing, whatever their origin */
+	if (build->inf.realtime.n_timed == 0)
+		build->time_source = ISO_TIME_NONE;
+	iso_check_memory(build->cxt);
+}
+
+/*
+ * Build the graph of a stored history.  Returns false, building nothing,
+ * when the caller cannot see the history.  Every read runs under one
+ * snapshot that sees this transaction's earlier writes (snapshot.c).
+ */
+bool
+iso_build_try_open(IsoBuild *build, int64 history_id)
+{
+	memset(build, 0, sizeof(*build));
+	build->history_id = history_id;
+	iso_snapshot_push_latest();
+	if (!iso_history_lookup(history_id, &build->name, &build->workload))
+	{
+		iso_snapshot_pop();
+		return false;
+	}
+
+	build_begin(build);
+	if (!iso_use_image ||
+		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
+		iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
+		build->has_log = iso_read_version_log(history_id, &build->history,
+											  &build->log, build->cxt);
+	build->time_source = iso_history_time_source(history_id);
+	iso_snapshot_pop();
+	build_infer(build);
+	return true;
+}
+
+void
+iso_build_open(IsoBuild *build, int64 history_id)
+{
+	if (!iso_build_try_open(build, history_id))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+}
+
+/*
+ * Build the graph of an EDN history that is not stored (history_id 0): the
+ * same history and graph as loading it and building from its rows.
+ */
+void
+iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected)
+{
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	build->history = *iso_history_from_edn(edn, expected, build->cxt,
+										   &build->time_source);
+	build->workload = build->history.workload;
+	build_infer(build);
+}
+
+void
+iso_build_close(IsoBuild *build)
+{
+	MemoryContextDelete(build->cxt);
+	build->cxt = NULL;
+}
+
+int64
+iso_vertex_txn_id(const IsoBuild *build, uint32 vertex)
+{
+	return build->history.txns[build->inf.vertex_txn[vertex]].txn_id;
+}
+
+/* Every history the current user can see (now: snapshot.c), in id order. */
+List *
+iso_all_history_ids(void)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *ids = NIL;
+	uint64		i;
+
+	iso_snapshot_push_latest();
+	SPI_connect();
+	SPI_execute(psprintf("SELECT history_id FROM %s ORDER BY history_id",
+						 iso_qualified_table_name(ISO_TABLE_HISTORY)), true, 0);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+													 SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(caller);
+		int64	   *p = palloc(sizeof(int64));
+
+		*p = id;
+		ids = lappend(ids, p);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	iso_snapshot_pop();
+	return ids;
+}

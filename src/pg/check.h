@@ -1,0 +1,75 @@
+/*
+ * check.h
+ *	  Backend glue shared by the graph and check SQL functions: building the
+ *	  in-memory graph of a stored history, and explaining what it found.
+ */
+#ifndef ISOGRAPH_CHECK_H
+#define ISOGRAPH_CHECK_H
+
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "lib/stringinfo.h"
+#include "utils/tuplestore.h"
+
+#include "cycle.h"
+#include "host.h"
+#include "infer.h"
+
+/* A stored history, read and built, with everything in one memory context. */
+typedef struct IsoBuild
+{
+	MemoryContext cxt;			/* holds all of the below; deleted by close */
+	int64		history_id;
+	char	   *name;
+	IsoWorkload workload;
+	bool		has_log;		/* iso_version has rows for it */
+	IsoHistory	history;
+	IsoVersionLog log;
+	IsoInference inf;
+	IsoTimeSource time_source;	/* of the rt edges; NONE if no vertex has times */
+} IsoBuild;
+
+/* history_read.c */
+extern void iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
+							 MemoryContext build_cxt);
+extern bool iso_read_version_log(int64 history_id, const IsoHistory *h,
+								 IsoVersionLog *log, MemoryContext build_cxt);
+
+/* image_store.c */
+extern void iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev,
+							bool replace);
+extern void iso_read_current_history(int64 history_id, IsoWorkload workload,
+									 IsoHistory *h, MemoryContext cxt);
+extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
+						   MemoryContext build_cxt);
+
+/* build.c */
+extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
+extern void iso_build_open(IsoBuild *build, int64 history_id);
+extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected);
+extern void iso_build_close(IsoBuild *build);
+extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);
+extern List *iso_all_history_ids(void);
+
+/*
+ * Whether an edge of the built graph is shown in edge listings: not when it
+ * touches a time point (realtime.h), an internal vertex with no transaction.
+ */
+static inline bool
+iso_edge_is_listed(const IsoBuild *build, const IsoEdge *e)
+{
+	return e->from < build->inf.n_vertices && e->to < build->inf.n_vertices;
+}
+
+/* graph_sql.c */
+extern void iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,
+								Tuplestorestate *store, TupleDesc desc);
+
+/* explain.c */
+extern char *iso_key_text(const IsoBuild *build, uint32 key);
+extern void iso_explain_anomaly(const IsoBuild *build, const IsoAnomaly *a, StringInfo out);
+extern void iso_explain_edge(const IsoBuild *build, const IsoEdge *e, StringInfo out);
+extern void iso_describe_op(const IsoBuild *build, uint32 op, StringInfo out);
+
+#endif							/* ISOGRAPH_CHECK_H */

@@ -1,0 +1,549 @@
+/*
+ * check_sql.c
+ *	  iso_check, iso_levels and iso_dot: isolation levels over a history's
+ *	  graph, with explained counterexamples.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+
+#include "check.h"
+#include "isograph.h"
+#include "levels.h"
+
+PG_FUNCTION_INFO_V1(iso_check);
+PG_FUNCTION_INFO_V1(iso_levels);
+PG_FUNCTION_INFO_V1(iso_levels_jepsen);
+PG_FUNCTION_INFO_V1(iso_dot);
+
+#define CHECK_NATTS 9
+
+static IsoLevel
+parse_level(text *t)
+{
+	char	   *name = text_to_cstring(t);
+	IsoLevel	level;
+
+	if (!iso_level_parse(name, &level))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown isolation level \"%s\"", name),
+				 errhint("Valid levels are pl-1 (read-uncommitted), pl-2 (read-committed), "
+						 "pl-2.99 (repeatable-read), psi (parallel-snapshot-isolation), "
+						 "si (snapshot-isolation), ser (serializable, pl-3), "
+						 "strong-session-si, strong-session-serializable and strict-serializable.")));
+	return level;
+}
+
+static Datum
+int8_array(const int64 *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = Int64GetDatum(v[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* text[] of n C strings, NULL entries allowed. */
+static Datum
+text_array(char **v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		nulls[i] = v[i] == NULL;
+		d[i] = nulls[i] ? (Datum) 0 : CStringGetTextDatum(v[i]);
+	}
+	if (n == 0)
+		return PointerGetDatum(construct_empty_array(TEXTOID));
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+static void
+put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
+			  Tuplestorestate *store, TupleDesc desc)
+{
+	const IsoGraph *g = &build->inf.graph;
+	Datum		values[CHECK_NATTS];
+	bool		nulls[CHECK_NATTS];
+	int64	   *txns = palloc(sizeof(int64) * Max(c->length, 1));
+	char	  **types = palloc(sizeof(char *) * Max(c->length, 1));
+	char	  **keys = palloc(sizeof(char *) * Max(c->length, 1));
+	IsoEdge    *cycle = palloc(sizeof(IsoEdge) * Max(c->length, 1));
+	uint32		length;
+	StringInfoData buf;
+	uint32		i;
+
+	/* time points stay internal: rt hops through them become T -> S */
+	length = iso_rt_collapse_cycle(g, build->inf.n_vertices, c->edges, c->length, cycle);
+	if (length == 0)
+		elog(ERROR, "witness cycle without a transaction");
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s: ", iso_cycle_name(c));
+	for (i = 0; i < length; i++)
+	{
+		const IsoEdge *e = &cycle[i];
+
+		txns[i] = iso_vertex_txn_id(build, e->from);
+		types[i] = (char *) iso_edge_type_name(e->type);
+		keys[i] = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
+		if (i > 0)
+			appendStringInfoString(&buf, "; ");
+		iso_explain_edge(build, e, &buf);
+	}
+	appendStringInfo(&buf, "; so T%lld depends on itself",
+					 (long long) txns[0]);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int64GetDatum(build->history_id);
+	values[1] = CStringGetTextDatum(build->name);
+	values[2] = CStringGetTextDatum(iso_level_name(level));
+	values[3] = CStringGetTextDatum(iso_cycle_name(c));
+	values[4] = int8_array(txns, length);
+	values[5] = text_array(types, length);
+	values[6] = text_array(keys, length);
+	values[7] = CStringGetTextDatum(buf.data);
+	values[8] = values[4];
+	tuplestore_putvalues(store, desc, values, nulls);
+}
+
+static void
+put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a,
+					  Tuplestorestate *store, TupleDesc desc)
+{
+	const IsoHistory *h = &build->history;
+	Datum		values[CHECK_NATTS];
+	bool		nulls[CHECK_NATTS];
+	int64		txns[2];
+	char	   *keys[1];
+	int			n = 0;
+	StringInfoData buf;
+
+	if (a->txn_a != ISO_NONE)
+		txns[n++] = h->txns[a->txn_a].txn_id;
+	if (a->txn_b != ISO_NONE && a->txn_b != a->txn_a)
+		txns[n++] = h->txns[a->txn_b].txn_id;
+	keys[0] = iso_key_text(build, a->key);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s: ", iso_anomaly_name(a->kind));
+	iso_explain_anomaly(build, a, &buf);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int64GetDatum(build->history_id);
+	values[1] = CStringGetTextDatum(build->name);
+	values[2] = CStringGetTextDatum(iso_level_name(level));
+	values[3] = CStringGetTextDatum(iso_anomaly_name(a->kind));
+	values[4] = int8_array(NULL, 0);
+	values[5] = text_array(NULL, 0);
+	values[6] = text_array(keys, keys[0] ? 1 : 0);
+	values[7] = CStringGetTextDatum(buf.data);
+	values[8] = int8_array(txns, n);
+	tuplestore_putvalues(store, desc, values, nulls);
+}
+
+/*
+ * Check one level on a built history.  Writes rows to store when given and
+ * returns their number: the forbidden non-cycle anomalies and the witness
+ * cycles, at most max_witnesses of each kind (iso_anomalies lists all).
+ */
+static int64
+check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
+			Tuplestorestate *store, TupleDesc desc, IsoSccCache *scc_cache)
+{
+	IsoCycleList cycles;
+	uint32		shown[ISO_ANOM_KIND_COUNT];
+	int64		violations = 0;
+	uint32		i;
+	MemoryContext old;
+
+	memset(shown, 0, sizeof(shown));
+	for (i = 0; i < build->inf.n_anomalies; i++)
+	{
+		const IsoAnomaly *a = &build->inf.anomalies[i];
+
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!iso_level_forbids(level, (IsoAnomalyKind) a->kind) || shown[a->kind]++ >= max_witnesses)
+			continue;
+		violations++;
+		if (store)
+			put_anomaly_check_row(build, level, a, store, desc);
+	}
+
+	memset(&cycles, 0, sizeof(cycles));
+	old = MemoryContextSwitchTo(build->cxt);
+	if (iso_find_cycles_cached(&build->inf.graph, level, max_witnesses, &cycles,
+							   scc_cache) &&
+		cycles.n == 0)
+		elog(ERROR, "cycle search found a violation of %s but no witness",
+			 iso_level_name(level));
+	MemoryContextSwitchTo(old);
+	violations += cycles.n;
+	for (i = 0; store && i < cycles.n; i++)
+		put_cycle_row(build, level, &cycles.cycles[i], store, desc);
+	return violations;
+}
+
+/*
+ * iso_check(level text, history_id bigint DEFAULT NULL, max_witnesses integer DEFAULT NULL)
+ */
+Datum
+iso_check(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	IsoLevel	level;
+	uint32		max_witnesses;
+	List	   *ids;
+	ListCell   *lc;
+
+	iso_settings_ready();
+	max_witnesses = (uint32) iso_max_witnesses;
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("isolation level must not be null")));
+	level = parse_level(PG_GETARG_TEXT_PP(0));
+	if (!PG_ARGISNULL(2))
+	{
+		int32		m = PG_GETARG_INT32(2);
+
+		if (m < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_witnesses must be at least 1")));
+		max_witnesses = (uint32) m;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(1))
+		ids = iso_all_history_ids();
+	else
+	{
+		int64	   *id = palloc(sizeof(int64));
+
+		*id = PG_GETARG_INT64(1);
+		ids = list_make1(id);
+	}
+
+	foreach(lc, ids)
+	{
+		IsoBuild	build;
+		int64		id = *(int64 *) lfirst(lc);
+
+		/* checking every history: skip one deleted since the list was made */
+		if (PG_ARGISNULL(1))
+		{
+			if (!iso_build_try_open(&build, id))
+				continue;
+		}
+		else
+			iso_build_open(&build, id);
+		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
+		iso_build_close(&build);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * Where strict-serializable's real-time order came from (docs/semantics.md,
+ * "so and rt"), so that a pass without real time is not mistaken for one.
+ */
+static char *
+realtime_note(const IsoBuild *build)
+{
+	const IsoRealtimeInfo *rt = &build->inf.realtime;
+	const char *dense = rt->dense ?
+		"; dense: checked through time points, not listed as rt edges" : "";
+	char	   *untimed = "";
+
+	if (build->time_source == ISO_TIME_NONE)
+		return pstrdup("no real-time order (no transaction has times): same as strong-session-serializable");
+	if (rt->n_timed < build->inf.n_vertices)
+		untimed = psprintf("; %u transaction(s) without times take no part",
+						   build->inf.n_vertices - rt->n_timed);
+	if (build->time_source == ISO_TIME_RECORD_ORDER)
+		return psprintf("real-time order from the order of records in the file (no :time)%s%s",
+						untimed, dense);
+	return psprintf("real-time order from invoke and complete times%s%s", untimed, dense);
+}
+
+/* A note on what the verdicts cannot see, or NULL. */
+static char *
+evidence_note(const IsoBuild *build, IsoLevel level)
+{
+	char	   *note = NULL;
+
+	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
+		note = psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
+						build->inf.unknown_order_keys);
+	else if (build->inf.unknown_order_keys > 0)
+		note = psprintf("version order unknown for %u key(s): only write-follows-read ww edges are known there",
+						build->inf.unknown_order_keys);
+	if (level == ISO_LEVEL_STRICT_SER)
+		note = note ? psprintf("%s; %s", note, realtime_note(build)) : realtime_note(build);
+	return note;
+}
+
+/* Check every level of a built graph; one row per level into rsinfo. */
+static void
+put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
+{
+	IsoSccCache *scc_cache;
+	MemoryContext old;
+	int64		violations[ISO_LEVEL_COUNT];
+	int			l;
+
+	/* the levels share most of their strongly connected components */
+	old = MemoryContextSwitchTo(build->cxt);
+	scc_cache = iso_scc_cache_create();
+	iso_scc_cache_prime(scc_cache, &build->inf.graph);
+	MemoryContextSwitchTo(old);
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		violations[l] = check_level(build, (IsoLevel) l, (uint32) iso_max_witnesses,
+									NULL, NULL, scc_cache);
+		iso_check_memory(build->cxt);
+	}
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		bool		strongest = violations[l] == 0;
+		char	   *note = evidence_note(build, (IsoLevel) l);
+		int			m;
+
+		for (m = 0; m < ISO_LEVEL_COUNT && strongest; m++)
+			if (violations[m] == 0 && iso_level_implies((IsoLevel) m, (IsoLevel) l))
+				strongest = false;
+		values[0] = CStringGetTextDatum(iso_level_name((IsoLevel) l));
+		values[1] = BoolGetDatum(violations[l] == 0);
+		values[2] = Int64GetDatum(violations[l]);
+		values[3] = BoolGetDatum(strongest);
+		nulls[4] = note == NULL;
+		if (note)
+			values[4] = CStringGetTextDatum(note);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/*
+ * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note)
+ */
+Datum
+iso_levels(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	IsoBuild	build;
+
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open(&build, history_id);
+	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
+	iso_build_close(&build);
+	return (Datum) 0;
+}
+
+/*
+ * iso_levels_jepsen(edn text, workload text DEFAULT NULL)
+ *	returns (level, holds, violations, strongest, note)
+ *
+ * iso_levels of an EDN history that is parsed into memory and not stored:
+ * the fastest way from a history file to verdicts.
+ */
+Datum
+iso_levels_jepsen(PG_FUNCTION_ARGS)
+{
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	IsoBuild	build;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("EDN text must not be null")));
+	if (!PG_ARGISNULL(1))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(1));
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open_edn(&build, PG_GETARG_TEXT_PP(0), expected);
+	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
+	iso_build_close(&build);
+	return (Datum) 0;
+}
+
+/* DOT-escape a label into out. */
+static void
+append_dot_label(StringInfo out, const char *s)
+{
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			appendStringInfoChar(out, '\\');
+		appendStringInfoChar(out, *s);
+	}
+}
+
+static const char *const dot_colors[ISO_EDGE_NTYPES] = {
+	"#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"
+};
+
+static void
+append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge)
+{
+	char	   *key = iso_key_text(build, edge->key);
+
+	appendStringInfo(out, "  T%lld -> T%lld [label=\"%s",
+					 (long long) iso_vertex_txn_id(build, edge->from),
+					 (long long) iso_vertex_txn_id(build, edge->to),
+					 iso_edge_type_name(edge->type));
+	if (key)
+	{
+		appendStringInfoChar(out, ' ');
+		append_dot_label(out, key);
+	}
+	appendStringInfo(out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
+					 dot_colors[edge->type], dot_colors[edge->type],
+					 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+}
+
+/*
+ * A dense real-time order lives in the graph through time points, which a
+ * picture must not show: draw the transitive reduction of rt among the
+ * drawn transactions instead, unless that is dense too.
+ */
+static void
+append_dot_dense_realtime(StringInfo out, const IsoBuild *build, const uint32 *wanted)
+{
+	uint32	   *subset = palloc(sizeof(uint32) * Max(build->inf.n_vertices, 1));
+	uint32		n = 0;
+	uint32		v;
+	uint64		i;
+	IsoEdgeBuf	buf;
+	IsoRealtimeInfo info;
+
+	for (v = 0; v < build->inf.n_vertices; v++)
+		if (wanted[v])
+			subset[n++] = v;
+	iso_edgebuf_init(&buf, 64);
+	iso_realtime_edges(&build->history, build->inf.vertex_txn, subset, n,
+					   ISO_RT_LIMIT(n), build->inf.n_vertices, false, &buf, &info);
+	if (info.dense)
+		appendStringInfo(out, "  // real-time order among these %u transactions not drawn: "
+						 "its transitive reduction has %llu edges\n",
+						 n, (unsigned long long) info.n_reduction);
+	for (i = 0; i < buf.n; i++)
+		append_dot_edge(out, build, &buf.edges[i]);
+	pfree(buf.edges);
+	pfree(subset);
+}
+
+/*
+ * iso_dot(history_id bigint, txns bigint[]) returns text
+ */
+Datum
+iso_dot(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+	IsoBuild	build;
+	HASHCTL		ctl;
+	HTAB	   *ids;
+	uint32	   *wanted;
+	StringInfoData out;
+	StringInfoData op;
+	uint32		v;
+	int			i;
+
+	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
+	iso_build_open(&build, history_id);
+
+	/* which vertices to draw: those of the listed transactions */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(int64);
+	ctl.hcxt = CurrentMemoryContext;
+	ids = hash_create("isograph dot transactions", Max(n, 16), &ctl,
+					  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (i = 0; i < n; i++)
+	{
+		int64		id = DatumGetInt64(elems[i]);
+
+		if (!enulls[i])
+			hash_search(ids, &id, HASH_ENTER, NULL);
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	wanted = palloc0(sizeof(uint32) * Max(build.inf.n_vertices, 1));
+	for (v = 0; v < build.inf.n_vertices; v++)
+	{
+		int64		id = iso_vertex_txn_id(&build, v);
+
+		if (hash_search(ids, &id, HASH_FIND, NULL) != NULL)
+			wanted[v] = 1;
+		if ((v & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+
+	initStringInfo(&out);
+	initStringInfo(&op);
+	appendStringInfo(&out, "digraph \"history %lld\" {\n", (long long) history_id);
+	appendStringInfoString(&out, "  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n");
+	for (v = 0; v < build.inf.n_vertices; v++)
+	{
+		const IsoTxn *t = &build.history.txns[build.inf.vertex_txn[v]];
+		uint32		o;
+
+		/* a node costs a description of each op: check for cancel at each */
+		CHECK_FOR_INTERRUPTS();
+		if (!wanted[v])
+			continue;
+		appendStringInfo(&out, "  T%lld [label=\"T%lld", (long long) t->txn_id,
+						 (long long) t->txn_id);
+		for (o = t->first_op; o < t->first_op + t->n_ops; o++)
+		{
+			/* one buffer for all: a fresh 1 kB one per op adds up */
+			resetStringInfo(&op);
+			iso_describe_op(&build, o, &op);
+			appendStringInfoString(&out, "\\l");
+			/* drop the "Tn " prefix: the node already says who */
+			append_dot_label(&out, strchr(op.data, ' ') + 1);
+		}
+		appendStringInfoString(&out, "\\l\"];\n");
+	}
+	for (v = 0; v < build.inf.n_vertices; v++)
+	{
+		uint64		e;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!wanted[v])
+			continue;
+		for (e = build.inf.graph.out_start[v]; e < build.inf.graph.out_start[v + 1]; e++)
+		{
+			const IsoEdge *edge = &build.inf.graph.edges[e];
+
+			if (iso_edge_is_listed(&build, edge) && wanted[edge->to])
+				append_dot_edge(&out, &build, edge);
+		}
+	}
+	if (build.inf.realtime.dense)
+		append_dot_dense_realtime(&out, &build, wanted);
+	appendStringInfoString(&out, "}\n");
+	iso_build_close(&build);
+	PG_RETURN_TEXT_P(cstring_to_text(out.data));
+}

@@ -1,0 +1,228 @@
+/*
+ * history_meta.c
+ *	  The iso_history row of a history: create, finish and look it up.
+ *
+ * These run once per SQL call through SPI, so row-level security,
+ * constraints and defaults on iso_history apply as for any user insert.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+
+#include "isograph.h"
+
+/* Insert a history row and return its id. */
+int64
+iso_history_create(const char *name, const char *workload, const char *source)
+{
+	char	   *sql;
+	Oid			argtypes[3] = {TEXTOID, TEXTOID, TEXTOID};
+	Datum		args[3];
+	bool		isnull;
+	int64		history_id;
+	int			ret;
+
+	args[0] = CStringGetTextDatum(name);
+	args[1] = CStringGetTextDatum(workload);
+	args[2] = CStringGetTextDatum(source);
+
+	SPI_connect();
+
+	sql = psprintf("SELECT 1 FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("history \"%s\" already exists", name),
+				 errhint("Choose another name, or delete the old history with iso_delete_history().")));
+
+	sql = psprintf("INSERT INTO %s (name, workload, source) VALUES ($1, $2, $3) "
+				   "RETURNING history_id",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 3, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
+		elog(ERROR, "could not insert into iso_history: %s", SPI_result_code_string(ret));
+	history_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return history_id;
+}
+
+/*
+ * Record what loading found out: the workload, the skipped records and
+ * where the times of the events come from (metadata->>'realtime').
+ */
+void
+iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
+						IsoTimeSource time_source)
+{
+	Oid			argtypes[4] = {INT8OID, TEXTOID, INT8OID, TEXTOID};
+	Datum		args[4];
+	char	   *sql;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	args[1] = CStringGetTextDatum(workload);
+	args[2] = Int64GetDatum(skipped);
+	args[3] = CStringGetTextDatum(iso_time_source_name(time_source));
+
+	SPI_connect();
+	sql = psprintf("UPDATE %s SET workload = $2, skipped = $3, "
+				   "metadata = metadata OPERATOR(pg_catalog.||) "
+				   "pg_catalog.jsonb_build_object('realtime', $4) "
+				   "WHERE history_id OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 4, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE)
+		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
+	SPI_finish();
+}
+
+/*
+ * Look up a history the current user can see, with the active snapshot:
+ * the caller pushes the one it reads the history's rows with
+ * (iso_snapshot_push_latest), so that the history row and its events are
+ * seen alike.  Returns false if there is none; *name is palloc'd in the
+ * caller's context.
+ */
+bool
+iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	MemoryContext caller = CurrentMemoryContext;
+	char	   *sql;
+	bool		found;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	sql = psprintf("SELECT name, workload FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	found = SPI_processed == 1;
+	if (found)
+	{
+		char	   *w = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		if (name)
+			*name = pstrdup(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+		MemoryContextSwitchTo(old);
+		if (workload && !iso_workload_parse(w, workload))
+			*workload = ISO_WORKLOAD_RW_REGISTER;	/* the CHECK admits two */
+	}
+	SPI_finish();
+	return found;
+}
+
+static void history_gone(int64 history_id) pg_attribute_noreturn();
+
+static void
+history_gone(int64 history_id)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("history %lld does not exist", (long long) history_id),
+			 errdetail("It may have been deleted while this statement ran.")));
+}
+
+/*
+ * Lock a history's row before writing rows that reference it: our bulk
+ * writer (writer.c) bypasses the foreign keys, so this is what keeps a
+ * concurrent iso_delete_history from leaving orphans.  exclusive serializes
+ * writers of the same derived rows (iso_materialize_graph).  ERROR if the
+ * history is gone (or invisible to the caller).
+ */
+void
+iso_history_lock(int64 history_id, bool exclusive)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR %s",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY),
+										 exclusive ? "NO KEY UPDATE" : "KEY SHARE"),
+								1, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		history_gone(history_id);
+	SPI_finish();
+}
+
+/*
+ * Write-lock the history row and return its events_rev.  The write (an
+ * UPDATE that changes nothing) conflicts with the trigger's bump of
+ * events_rev by any concurrent change of the events: under READ COMMITTED
+ * one waits for the other and the image ends up of the newest events or
+ * outdated by a higher revision; under REPEATABLE READ or SERIALIZABLE the
+ * later one fails with a serialization error.  Either way no image can
+ * claim a revision whose events it does not hold.
+ */
+int64
+iso_history_lock_rev(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		isnull;
+	int64		rev;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		history_gone(history_id);
+	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return rev;
+}
+
+/*
+ * Where the invoke/complete times of a stored history come from: "record
+ * order" when iso_load_jepsen made them of record positions (metadata), else
+ * time values (EDN :time, or the columns a COPY filled in).  Whether any
+ * transaction has them is the graph builder's business (NONE then).
+ */
+IsoTimeSource
+iso_history_time_source(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	IsoTimeSource source = ISO_TIME_VALUES;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT metadata OPERATOR(pg_catalog.->>) 'realtime' FROM %s "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v != NULL && strcmp(v, iso_time_source_name(ISO_TIME_RECORD_ORDER)) == 0)
+			source = ISO_TIME_RECORD_ORDER;
+	}
+	SPI_finish();
+	return source;
+}

@@ -1,0 +1,657 @@
+/*
+ * image_store.c
+ *	  History images in iso_history_image: writing them (iso_load_jepsen,
+ *	  iso_save_image), reading them back for a check, and outdating them
+ *	  when iso_event changes (the iso_event_changed triggers).
+ *
+ * An image is a cache of what reading iso_event would give (image.h).
+ * Soundness rests on four things:
+ *
+ * - Only this file writes images: no role has INSERT or UPDATE on the
+ *   table, and the writer builds them from events the caller can read.
+ * - Any change to a history's events outdates its image in the same
+ *   transaction: row triggers on iso_event, guarded by
+ *   iso_history_has_image() so that rows of histories without an image
+ *   (every COPY of a new history) cost one cached test, bump
+ *   iso_history.events_rev and drop the image.  (Statement triggers with
+ *   transition tables would copy every inserted row: a 10M-transaction COPY
+ *   spilled gigabytes.)  iso_history_has_image looks with the latest
+ *   snapshot, so a writer whose own snapshot predates an image still sees
+ *   it; its bump of events_rev then conflicts with the saver's.
+ * - iso_save_image takes a SHARE lock on iso_event (no change of any
+ *   history's events can be in progress or start while it reads) and runs
+ *   only under READ COMMITTED, so the events it reads are all the
+ *   committed ones.
+ * - A check uses an image only if its events_rev is current, it fits this
+ *   build's layout, its checksums match and every id in it is in bounds.
+ *
+ * The checksums (CRC-32C, one per section and one of the header) are what
+ * turn damage into a WARNING: the bounds checks alone let a changed byte
+ * in a txn's status or an op's value through, and such an image gives
+ * other verdicts than the events.  They are computed here rather than in
+ * image.c because pg_crc32c is the server's (image.c builds without it).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "catalog/pg_type.h"
+#include "access/genam.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "port/pg_crc32c.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "check.h"
+#include "image.h"
+#include "isograph.h"
+
+PG_FUNCTION_INFO_V1(iso_save_image);
+PG_FUNCTION_INFO_V1(iso_history_has_image);
+PG_FUNCTION_INFO_V1(iso_event_changed);
+
+/*
+ * Sections are stored in parts of at most this size.  Small enough that
+ * the buffer each part is detoasted into is reused from one part to the
+ * next (malloc serves blocks this size from its heap once one was freed),
+ * instead of a fresh mapping whose pages all fault on first touch.
+ */
+#define IMAGE_PART_BYTES	((uint64) 4 * 1024 * 1024)
+
+/* Columns of iso_history_image. */
+enum
+{
+	IMAGE_HISTORY_ID = 1,
+	IMAGE_SECTION,
+	IMAGE_PART,
+	IMAGE_DATA,
+	IMAGE_NATTS = IMAGE_DATA
+};
+
+static void forget_image_state(void);
+
+/*
+ * Run "<verb> <table><rest>" for the rows of one history, or of every
+ * history the caller can see when history_id < 0 (as the caller: row-level
+ * security applies).
+ */
+static void
+exec_for_history(const char *verb, IsoTable table, const char *rest,
+				 int64 history_id, int expected)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("%s %s%s%s", verb, iso_qualified_table_name(table), rest,
+										 history_id >= 0 ?
+										 " WHERE history_id OPERATOR(pg_catalog.=) $1" : ""),
+								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
+	if (ret != expected)
+		elog(ERROR, "could not change %s: %s", iso_table_name(table),
+			 SPI_result_code_string(ret));
+	SPI_finish();
+}
+
+/* CRC-32C of len bytes, with interrupt checks between parts. */
+static pg_crc32c
+checksum(pg_crc32c crc, const void *data, uint64 len)
+{
+	uint64		off;
+
+	for (off = 0; off < len; off += IMAGE_PART_BYTES)
+	{
+		COMP_CRC32C(crc, (const char *) data + off, Min(len - off, IMAGE_PART_BYTES));
+		CHECK_FOR_INTERRUPTS();
+	}
+	return crc;
+}
+
+/* The header's own checksum: of the header with header_crc = 0. */
+static uint32
+header_checksum(const IsoImageHeader *hd)
+{
+	IsoImageHeader copy = *hd;
+	pg_crc32c	crc;
+
+	copy.header_crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &copy, sizeof(copy));
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/* Put the checksum of every section, then of itself, into the header. */
+static void
+seal_header(IsoImageLayout *layout)
+{
+	int			s;
+
+	StaticAssertStmt(offsetof(IsoImageHeader, section_crc) == ISO_IMAGE_HEADER_V1_BYTES,
+					 "a format-1 header is the start of today's");
+	for (s = ISO_IMAGE_HEADER + 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		pg_crc32c	crc;
+
+		INIT_CRC32C(crc);
+		crc = checksum(crc, layout->ptr[s], layout->bytes[s]);
+		FIN_CRC32C(crc);
+		layout->header.section_crc[s] = crc;
+	}
+	layout->header.section_crc[ISO_IMAGE_HEADER] = 0;
+	layout->header.header_crc = header_checksum(&layout->header);
+}
+
+/* Drop the stored image of one history (all: history_id < 0). */
+static void
+drop_image(int64 history_id)
+{
+	exec_for_history("DELETE FROM", ISO_TABLE_IMAGE, "", history_id, SPI_OK_DELETE);
+}
+
+/*
+ * Store h as the image of history_id, replacing any older one.  h must have
+ * been built from the history's events as they are in this transaction.
+ */
+void
+iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool replace)
+{
+	IsoImageLayout layout;
+	IsoTableWriter writer;
+	Datum		values[IMAGE_NATTS];
+	bool		nulls[IMAGE_NATTS] = {false};
+	int			s;
+
+	if (!iso_table_exists(ISO_TABLE_IMAGE))
+		return;					/* schema 0.1.0: checks read the events */
+	forget_image_state();
+	if (replace)
+		drop_image(history_id);
+	iso_image_describe(h, &layout);
+	layout.header.events_rev = events_rev;
+	seal_header(&layout);
+	iso_writer_open(&writer, ISO_TABLE_IMAGE);
+	values[IMAGE_HISTORY_ID - 1] = Int64GetDatum(history_id);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		uint64		off = 0;
+		int32		part = 0;
+
+		/* an empty section has no rows; its size is in the header */
+		while (off < layout.bytes[s])
+		{
+			uint64		len = Min(layout.bytes[s] - off, IMAGE_PART_BYTES);
+			bytea	   *data = palloc(VARHDRSZ + len);
+
+			SET_VARSIZE(data, VARHDRSZ + len);
+			memcpy(VARDATA(data), (const char *) layout.ptr[s] + off, len);
+			values[IMAGE_SECTION - 1] = Int16GetDatum(s);
+			values[IMAGE_PART - 1] = Int32GetDatum(part);
+			values[IMAGE_DATA - 1] = PointerGetDatum(data);
+			iso_writer_put(&writer, values, nulls);
+			pfree(data);
+			off += len;
+			part++;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	iso_writer_close(&writer);
+}
+
+/*
+ * Why an image is not used: WARNING for damage, NOTICE for an image of an
+ * older format (isograph 0.2.0), DEBUG1 for another build's memory layout.
+ */
+static bool
+image_unusable(int64 history_id, const char *why, int elevel)
+{
+	ereport(elevel,
+			(errmsg("not using the stored image of history %lld: %s",
+					(long long) history_id, why),
+			 errhint("SELECT iso_save_image(%lld) rewrites it; checks read iso_event meanwhile.",
+					 (long long) history_id)));
+	return false;
+}
+
+static const char *
+section_sizes_match(const uint64 *expect, const uint64 *found)
+{
+	int			s;
+
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		if (expect[s] != found[s])
+			return "its sections do not have the sizes its header gives";
+	return NULL;
+}
+
+/* Whether the section checksums the header gives are those of the parts read. */
+static const char *
+sections_checksums_match(const IsoImageHeader *hd, pg_crc32c *crc)
+{
+	int			s;
+
+	for (s = ISO_IMAGE_HEADER + 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		FIN_CRC32C(crc[s]);
+		if (crc[s] != hd->section_crc[s])
+			return psprintf("the checksum of its section %d does not match", s);
+	}
+	return NULL;
+}
+
+/*
+ * Whether a header part is one of isograph 0.2.0 (format 1): such an image
+ * has no checksums and is not used, but it is not damaged either.  Only an
+ * intact one qualifies (its exact size, magic and format): a damaged header
+ * of today's format has another size, so damage never passes for age.
+ */
+static bool
+is_format_1(const char *data, uint64 len)
+{
+	uint32		magic_format[2];
+
+	if (len != ISO_IMAGE_HEADER_V1_BYTES)
+		return false;
+	memcpy(magic_format, data, sizeof(magic_format));
+	return magic_format[0] == ISO_IMAGE_MAGIC && magic_format[1] == 1;
+}
+
+/*
+ * Fill h from the stored image of history_id, allocating in build_cxt.
+ * Returns false, leaving h untouched, when there is no usable image.
+ */
+bool
+iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
+			   MemoryContext build_cxt)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	uint64		found[ISO_IMAGE_NSECTIONS] = {0};
+	uint64		expect[ISO_IMAGE_NSECTIONS];
+	uint64		filled[ISO_IMAGE_NSECTIONS] = {0};
+	pg_crc32c	crc[ISO_IMAGE_NSECTIONS];
+	IsoImageHeader header;
+	IsoImageLayout layout;
+	IsoHistory	read;
+	MemoryContext image_cxt;
+	MemoryContext row_cxt;
+	MemoryContext old;
+	Portal		portal;
+	const char *table = iso_qualified_table_name(ISO_TABLE_IMAGE);
+	const char *why;
+	bool		have_header = false;
+	bool		isnull;
+	int64		events_rev;
+	uint64		i;
+	int			ret;
+
+	if (!iso_table_exists(ISO_TABLE_IMAGE))
+		return false;			/* schema 0.1.0: no images, no events_rev */
+	for (i = 0; i < ISO_IMAGE_NSECTIONS; i++)
+		INIT_CRC32C(crc[i]);
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+
+	/* the revision of the events the image must be of */
+	ret = SPI_execute_with_args(psprintf("SELECT events_rev FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read iso_history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+	{
+		SPI_finish();
+		return false;
+	}
+	events_rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+
+	/* the sizes first: nothing is allocated for an image that cannot fit */
+	ret = SPI_execute_with_args(psprintf("SELECT section, part, pg_catalog.octet_length(data) "
+										 "FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "ORDER BY section, part", table),
+								1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read iso_history_image: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 0)
+	{
+		SPI_finish();
+		return false;
+	}
+	for (i = 0; i < SPI_processed; i++)
+	{
+		int			s = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		int32		part = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		int32		len = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+
+		if (s < 0 || s >= ISO_IMAGE_NSECTIONS || isnull ||
+			found[s] != (uint64) part * IMAGE_PART_BYTES)
+		{
+			SPI_finish();
+			return image_unusable(history_id, "its parts are not contiguous", WARNING);
+		}
+		found[s] += len;
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	portal = SPI_cursor_open_with_args(NULL,
+									   psprintf("SELECT section, part, data FROM %s "
+												"WHERE history_id OPERATOR(pg_catalog.=) $1 "
+												"ORDER BY section, part", table),
+									   1, argtypes, args, NULL, true, 0);
+	image_cxt = AllocSetContextCreate(build_cxt, "isograph image", ALLOCSET_DEFAULT_SIZES);
+	/* a part detoasted (IMAGE_PART_BYTES at most) lives until the next one */
+	row_cxt = AllocSetContextCreate(image_cxt, "isograph image part", ALLOCSET_DEFAULT_SIZES);
+	why = NULL;
+	for (;;)
+	{
+		int			s;
+		bytea	   *data;
+		uint64		len;
+
+		SPI_cursor_fetch(portal, true, 1);
+		if (SPI_processed == 0)
+			break;
+		s = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContextReset(row_cxt);
+		old = MemoryContextSwitchTo(row_cxt);
+		data = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+		MemoryContextSwitchTo(old);
+		len = VARSIZE_ANY_EXHDR(data);
+		if (s == ISO_IMAGE_HEADER)
+		{
+			if (is_format_1(VARDATA_ANY(data), len))
+			{
+				SPI_cursor_close(portal);
+				SPI_finish();
+				MemoryContextDelete(image_cxt);
+				return image_unusable(history_id, "it was written by isograph 0.2.0 and has no checksums",
+									  NOTICE);
+			}
+			if (len != sizeof(header))
+			{
+				why = "its header has the wrong size";
+				break;
+			}
+			memcpy(&header, VARDATA_ANY(data), sizeof(header));
+			if (header.header_crc != header_checksum(&header))
+			{
+				why = "its header's checksum does not match";
+				break;
+			}
+			if (header.events_rev != events_rev)
+			{
+				/* the trigger drops outdated images; this one is left over */
+				why = "the events changed since it was written";
+				break;
+			}
+			iso_image_sizes(&header, expect);
+			if ((why = section_sizes_match(expect, found)) != NULL)
+				break;
+			old = MemoryContextSwitchTo(image_cxt);
+			why = iso_image_prepare(&header, &read, &layout);
+			MemoryContextSwitchTo(old);
+			if (why != NULL)
+			{
+				/* another build's layout: not damage, just not ours */
+				SPI_cursor_close(portal);
+				SPI_finish();
+				MemoryContextDelete(image_cxt);
+				return image_unusable(history_id, why, DEBUG1);
+			}
+			have_header = true;
+		}
+		else if (!have_header)
+		{
+			why = "it has no header";
+			break;
+		}
+		else
+		{
+			/* sizes were checked against the header: this part fits */
+			memcpy((char *) layout.ptr[s] + filled[s], VARDATA_ANY(data), len);
+			COMP_CRC32C(crc[s], VARDATA_ANY(data), len);
+			filled[s] += len;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		iso_check_memory(build_cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	MemoryContextDelete(row_cxt);
+
+	if (why == NULL && !have_header)
+		why = "it has no header";
+	if (why == NULL)
+		why = sections_checksums_match(&header, crc);
+	if (why == NULL)
+		why = iso_image_validate(&read);
+	if (why == NULL && read.workload != workload)
+		why = "it was made for another workload";
+	if (why != NULL)
+	{
+		MemoryContextDelete(image_cxt);
+		return image_unusable(history_id, why, WARNING);
+	}
+	*h = read;
+	return true;
+}
+
+/*
+ * Read the history's events as they are now, in this transaction: with a
+ * snapshot taken after the caller's own writes and, under READ COMMITTED,
+ * after the lock it waited for (the statement's snapshot is older).
+ */
+void
+iso_read_current_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
+						 MemoryContext cxt)
+{
+	iso_snapshot_push_latest();
+	iso_read_history(history_id, workload, h, cxt);
+	iso_snapshot_pop();
+}
+
+/*
+ * iso_save_image(history_id bigint) returns bigint: read the history's
+ * events and store its image; returns the image's size in bytes.
+ */
+Datum
+iso_save_image(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	char	   *name;
+	IsoWorkload workload;
+	IsoHistory	h;
+	IsoImageLayout layout;
+	MemoryContext cxt;
+	uint64		bytes = 0;
+	int64		events_rev;
+	int			s;
+
+	iso_snapshot_push_latest();
+	if (!iso_history_lookup(history_id, &name, &workload))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+	iso_snapshot_pop();
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("iso_save_image must run in a READ COMMITTED transaction"),
+				 errdetail("The image must hold every committed event; a transaction snapshot may be older than the events."),
+				 errhint("Run it in its own transaction, or in one started with ISOLATION LEVEL READ COMMITTED.")));
+	/* no change of iso_event may run alongside: see the header comment */
+	LockRelationOid(iso_table_oid(ISO_TABLE_EVENT), ShareLock);
+	events_rev = iso_history_lock_rev(history_id);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph save image",
+								ALLOCSET_DEFAULT_SIZES);
+	iso_read_current_history(history_id, workload, &h, cxt);
+	iso_image_write(history_id, &h, events_rev, true);
+	iso_image_describe(&h, &layout);
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		bytes += layout.bytes[s];
+	MemoryContextDelete(cxt);
+	PG_RETURN_INT64((int64) bytes);
+}
+
+/*
+ * Whether history_id has an image, for the WHEN clause of the row triggers
+ * (called for every row written to iso_event): remembered per history,
+ * transaction and command, looked up with the latest snapshot otherwise.
+ */
+static int64 known_history = -1;
+static bool known_has_image;
+static LocalTransactionId known_lxid = InvalidLocalTransactionId;
+static CommandId known_cid;
+
+static void
+forget_image_state(void)
+{
+	known_lxid = InvalidLocalTransactionId;
+}
+
+static bool
+image_exists_now(int64 history_id)
+{
+	Relation	rel = table_open(iso_table_oid(ISO_TABLE_IMAGE), AccessShareLock);
+	Oid			pkey = RelationGetPrimaryKeyIndex(rel);
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	ScanKeyInit(&key, IMAGE_HISTORY_ID, BTEqualStrategyNumber, F_INT8EQ,
+				Int64GetDatum(history_id));
+	scan = systable_beginscan(rel, pkey, true, GetLatestSnapshot(), 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+static bool
+has_image(int64 history_id)
+{
+	CommandId	cid = GetCurrentCommandId(false);
+
+	if (known_lxid != MyProc->lxid || known_cid != cid || known_history != history_id)
+	{
+		known_has_image = image_exists_now(history_id);
+		known_history = history_id;
+		known_lxid = MyProc->lxid;
+		known_cid = cid;
+	}
+	return known_has_image;
+}
+
+/*
+ * iso_history_has_image(history_id bigint) returns boolean
+ *
+ * No SET search_path (unlike the other functions): it is called per row
+ * and resolves no names.
+ */
+Datum
+iso_history_has_image(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(has_image(PG_GETARG_INT64(0)));
+}
+
+/* Bump events_rev and drop the image of one history (all: history_id < 0). */
+static void
+outdate_image(int64 history_id)
+{
+	exec_for_history("UPDATE", ISO_TABLE_HISTORY,
+					 " SET events_rev = events_rev OPERATOR(pg_catalog.+) 1",
+					 history_id, SPI_OK_UPDATE);
+	drop_image(history_id);
+	/* later rows of this command need not come back here */
+	known_history = history_id;
+	known_has_image = false;
+	known_lxid = MyProc->lxid;
+	known_cid = GetCurrentCommandId(false);
+}
+
+static int64
+tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
+{
+	bool		isnull;
+	/* by name: a dropped and re-added column moves (table_layout.c) */
+	AttrNumber	attnum = get_attnum(RelationGetRelid(trigdata->tg_relation), "history_id");
+	Datum		d;
+
+	if (attnum == InvalidAttrNumber)
+		return -1;
+	d = heap_getattr(tuple, attnum, RelationGetDescr(trigdata->tg_relation), &isnull);
+
+	return isnull ? -1 : DatumGetInt64(d);
+}
+
+/*
+ * Trigger on iso_event: rows of a history with an image (the triggers' WHEN
+ * clause) outdate that image; TRUNCATE outdates every image the caller can
+ * see.  Runs as the caller, so row-level security limits it to the
+ * caller's histories, the only ones whose events it could change.
+ */
+Datum
+iso_event_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	HeapTuple	result = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() must be called as a trigger")));
+
+	/* it reads history_id as iso_event's first column */
+	if (RelationGetRelid(trigdata->tg_relation) != iso_table_oid(ISO_TABLE_EVENT))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() fires only on iso_event, not on \"%s\"",
+						RelationGetRelationName(trigdata->tg_relation)),
+				 errhint("It is isograph's own trigger function; do not attach it to other tables.")));
+	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+	{
+		outdate_image(-1);
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_changed() must be a row trigger, or a statement trigger on TRUNCATE")));
+
+	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	{
+		int64		old_id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
+		int64		new_id = tuple_history_id(trigdata, trigdata->tg_newtuple);
+
+		if (has_image(old_id))
+			outdate_image(old_id);
+		if (new_id != old_id && has_image(new_id))
+			outdate_image(new_id);
+		result = trigdata->tg_newtuple;
+	}
+	else
+	{
+		int64		id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
+
+		if (has_image(id))
+			outdate_image(id);
+		result = trigdata->tg_trigtuple;
+	}
+	/* BEFORE triggers let the row through; AFTER triggers' result is ignored */
+	return PointerGetDatum(TRIGGER_FIRED_BEFORE(trigdata->tg_event) ? result : NULL);
+}

@@ -1,0 +1,655 @@
+/*
+ * load.c
+ *	  SQL glue for ingest: iso_parse_jepsen, iso_load_jepsen, iso_load_versions.
+ *
+ * The parsers (edn.c, wal.c) stream transactions or versions to callbacks
+ * defined here, which turn them into rows: tuplestore rows for
+ * iso_parse_jepsen, table rows (writer.c) for the loaders.  Parser errors
+ * come back as IsoParseError and become ereport(ERROR); since a load runs in
+ * the caller's transaction, an error leaves nothing of the history behind.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "check.h"
+#include "history_edn.h"
+#include "isograph.h"
+#include "wal.h"
+
+PG_FUNCTION_INFO_V1(iso_parse_jepsen);
+PG_FUNCTION_INFO_V1(iso_load_jepsen);
+PG_FUNCTION_INFO_V1(iso_load_versions);
+
+static int
+parse_error_code(IsoErrorKind kind)
+{
+	switch (kind)
+	{
+		case ISO_PARSE_SYNTAX:
+			return ERRCODE_INVALID_TEXT_REPRESENTATION;
+		case ISO_PARSE_RANGE:
+			return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+		case ISO_PARSE_LIMIT:
+			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+		case ISO_PARSE_DUPLICATE:
+			return ERRCODE_UNIQUE_VIOLATION;
+		case ISO_PARSE_INVALID:
+		case ISO_PARSE_OK:
+			break;
+	}
+	return ERRCODE_DATA_EXCEPTION;
+}
+
+void
+iso_report_parse_error(const IsoParseError *err, const char *what)
+{
+	char	   *where = err->record > 0 ?
+		psprintf("%s record %lld, line %lld", what,
+				 (long long) err->record, (long long) err->line) :
+		psprintf("%s line %lld", what, (long long) err->line);
+
+	ereport(ERROR,
+			(errcode(parse_error_code(err->kind)),
+			 errmsg("%s", err->message),
+			 err->detail[0] ? errdetail("%s", err->detail) : 0,
+			 err->hint[0] ? errhint("%s", err->hint) : 0,
+			 errcontext("%s", where)));
+	pg_unreachable();
+}
+
+text *
+iso_slice_to_text(IsoSlice slice)
+{
+	return cstring_to_text_with_len(slice.ptr, slice.len);
+}
+
+IsoWorkload
+iso_workload_from_text(text *t)
+{
+	char	   *s = text_to_cstring(t);
+	IsoWorkload workload;
+
+	if (iso_workload_parse(s, &workload))
+		return workload;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown workload \"%s\"", s),
+			 errhint("Valid workloads are \"list-append\" and \"rw-register\".")));
+	return ISO_WORKLOAD_UNKNOWN;
+}
+
+/*
+ * Fill values/nulls (iso_event column order, starting at history_id) for
+ * micro-op i of txn.  Allocates in the current memory context.
+ */
+/*
+ * Text datums of the statuses and micro-op names, made once per call rather
+ * than once per row (a load makes millions of rows).
+ */
+typedef struct ConstTexts
+{
+	Datum		status[3];
+	Datum		op[3];
+} ConstTexts;
+
+static void
+const_texts_init(ConstTexts *ct)
+{
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		ct->status[i] = CStringGetTextDatum(iso_status_name((IsoStatus) i));
+		ct->op[i] = CStringGetTextDatum(iso_op_name((IsoOpKind) i));
+	}
+}
+
+static void
+event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
+		  Datum *values, bool *nulls)
+{
+	const EdnOp *op = &txn->ops[i];
+
+	memset(nulls, 0, EVENT_NATTS * sizeof(bool));
+	values[EVENT_HISTORY_ID - 1] = Int64GetDatum(history_id);
+	values[EVENT_TXN_ID - 1] = Int64GetDatum(txn->txn_id);
+	values[EVENT_PROCESS - 1] = Int64GetDatum(txn->process);
+	nulls[EVENT_PROCESS - 1] = !txn->has_process;
+	values[EVENT_STATUS - 1] = ct->status[txn->status];
+	values[EVENT_INVOKE_TIME - 1] = Int64GetDatum(txn->invoke_time);
+	nulls[EVENT_INVOKE_TIME - 1] = !txn->has_invoke_time;
+	values[EVENT_COMPLETE_TIME - 1] = Int64GetDatum(txn->complete_time);
+	nulls[EVENT_COMPLETE_TIME - 1] = !txn->has_complete_time;
+	values[EVENT_POS - 1] = Int32GetDatum(i);
+	values[EVENT_OP - 1] = ct->op[op->op];
+	values[EVENT_KEY - 1] = PointerGetDatum(iso_slice_to_text(op->key));
+
+	nulls[EVENT_VALUE - 1] = op->value.ptr == NULL;
+	if (op->value.ptr)
+		values[EVENT_VALUE - 1] = PointerGetDatum(iso_slice_to_text(op->value));
+
+	nulls[EVENT_READ_VALUE - 1] = op->read_value.ptr == NULL;
+	if (op->read_value.ptr)
+		values[EVENT_READ_VALUE - 1] = PointerGetDatum(iso_slice_to_text(op->read_value));
+
+	nulls[EVENT_READ_LIST - 1] = op->list_len < 0;
+	if (op->list_len >= 0)
+	{
+		Datum	   *elems = palloc(Max(op->list_len, 1) * sizeof(Datum));
+		int			j;
+
+		for (j = 0; j < op->list_len; j++)
+			elems[j] = PointerGetDatum(iso_slice_to_text(op->list[j]));
+		values[EVENT_READ_LIST - 1] =
+			PointerGetDatum(construct_array(elems, op->list_len, TEXTOID, -1, false, TYPALIGN_INT));
+	}
+}
+
+struct EdnHistory
+{
+	IsoEdnHistory eh;			/* history_edn.c */
+	MemoryContext cxt;			/* holds eh's arrays */
+};
+
+static EdnHistory *
+edn_history_begin(MemoryContext parent)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "isograph EDN history",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	EdnHistory *h = palloc0(sizeof(EdnHistory));
+
+	h->cxt = cxt;
+	iso_edn_history_begin(&h->eh);
+	MemoryContextSwitchTo(old);
+	return h;
+}
+
+static void
+edn_history_add(EdnHistory *h, const EdnTxn *txn)
+{
+	MemoryContext old = MemoryContextSwitchTo(h->cxt);
+
+	iso_edn_history_add(txn, &h->eh);
+	MemoryContextSwitchTo(old);
+}
+
+/* Finish the history: its workload, and txn_id order. */
+static IsoHistory *
+edn_history_finish(EdnHistory *h, IsoWorkload workload)
+{
+	MemoryContext old = MemoryContextSwitchTo(h->cxt);
+	int64		dup;
+
+	if (!iso_edn_history_finish(&h->eh, workload, &dup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("transaction id %lld occurs twice in the history", (long long) dup),
+				 errdetail("A transaction's id is its completion's :index, or its position in the history when it has none."),
+				 errhint("Give every completion a distinct :index.")));
+	MemoryContextSwitchTo(old);
+	return &h->eh.h;
+}
+
+/* State shared by the EDN callbacks. */
+typedef struct LoadState
+{
+	int64		history_id;
+	ConstTexts	texts;
+	MemoryContext row_context;	/* reset after every transaction */
+	Tuplestorestate *tupstore;	/* iso_parse_jepsen */
+	TupleDesc	tupdesc;
+	IsoTableWriter writer;		/* iso_load_jepsen */
+	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
+} LoadState;
+
+static bool
+parse_txn_callback(const EdnTxn *txn, void *arg)
+{
+	LoadState  *state = arg;
+	MemoryContext old = MemoryContextSwitchTo(state->row_context);
+	Datum		values[EVENT_NATTS];
+	bool		nulls[EVENT_NATTS];
+	int			i;
+
+	CHECK_FOR_INTERRUPTS();
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		event_row(txn, i, 0, &state->texts, values, nulls);
+		/* iso_parse_jepsen has no history_id column */
+		tuplestore_putvalues(state->tupstore, state->tupdesc, values + 1, nulls + 1);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(state->row_context);
+	return true;
+}
+
+static bool
+load_txn_callback(const EdnTxn *txn, void *arg)
+{
+	LoadState  *state = arg;
+	MemoryContext old = MemoryContextSwitchTo(state->row_context);
+	Datum		values[EVENT_NATTS];
+	bool		nulls[EVENT_NATTS];
+	int			i;
+
+	CHECK_FOR_INTERRUPTS();
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		event_row(txn, i, state->history_id, &state->texts, values, nulls);
+		iso_writer_put(&state->writer, values, nulls);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(state->row_context);
+	if (state->history != NULL)
+		edn_history_add(state->history, txn);
+	return true;
+}
+
+static void report_skipped(const EdnStats *stats);
+
+/*
+ * iso_parse_jepsen(edn text) returns setof event rows
+ */
+Datum
+iso_parse_jepsen(PG_FUNCTION_ARGS)
+{
+	text	   *edn = PG_GETARG_TEXT_PP(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	LoadState	state;
+	EdnStats	stats;
+	IsoParseError err;
+
+	InitMaterializedSRF(fcinfo, 0);
+	memset(&state, 0, sizeof(state));
+	const_texts_init(&state.texts);
+	state.tupstore = rsinfo->setResult;
+	state.tupdesc = rsinfo->setDesc;
+	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "isograph parse rows",
+											  ALLOCSET_DEFAULT_SIZES);
+
+	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+						   ISO_WORKLOAD_UNKNOWN, parse_txn_callback, &state,
+						   &stats, &err))
+		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
+
+	MemoryContextDelete(state.row_context);
+	return (Datum) 0;
+}
+
+/* Store the image of the history just loaded (none for schema 0.1.0). */
+static void
+save_load_image(LoadState *state, IsoWorkload workload)
+{
+	if (state->history == NULL)
+		return;
+	/* a new history: no image to replace, events_rev is the default 0 */
+	iso_image_write(state->history_id, edn_history_finish(state->history, workload),
+					0, false);
+	MemoryContextDelete(state->history->cxt);
+	state->history = NULL;
+}
+
+static bool
+memory_txn_callback(const EdnTxn *txn, void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+	edn_history_add((EdnHistory *) arg, txn);
+	return true;
+}
+
+
+/*
+ * Say how many records were skipped as not transactions, and why: a
+ * record of the nemesis or another :f is expected in a Jepsen history, but
+ * the count lets a user see that a whole client's records were dropped.
+ */
+static void
+report_skipped(const EdnStats *stats)
+{
+	if (stats->skipped == 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("skipped %lld of %lld records as not transactions",
+					(long long) stats->skipped, (long long) stats->records),
+			 errdetail("%lld with an :f other than :txn, %lld with a keyword :process such as :nemesis.",
+					   (long long) stats->skipped_f, (long long) stats->skipped_process)));
+}
+/*
+ * Parse an EDN history straight into memory (a child context of cxt), for
+ * a check that stores nothing.  Errors as iso_load_jepsen's.
+ */
+IsoHistory *
+iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
+					 IsoTimeSource *time_source)
+{
+	EdnHistory *eh = edn_history_begin(cxt);
+	EdnStats	stats;
+	IsoParseError err;
+
+	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+						   expected, memory_txn_callback, eh, &stats, &err))
+		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
+	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot tell the workload of the history"),
+				 errdetail("The history has no writes and no reads that return a value."),
+				 errhint("Pass the workload explicitly, e.g. iso_levels_jepsen(edn, 'rw-register').")));
+	*time_source = stats.time_source;
+	return edn_history_finish(eh, stats.workload);
+}
+
+/*
+ * iso_load_jepsen(name text, edn text, workload text DEFAULT NULL) returns bigint
+ */
+Datum
+iso_load_jepsen(PG_FUNCTION_ARGS)
+{
+	text	   *name;
+	text	   *edn;
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	LoadState	state;
+	EdnStats	stats;
+	IsoParseError err;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history name and EDN text must not be null")));
+	name = PG_GETARG_TEXT_PP(0);
+	edn = PG_GETARG_TEXT_PP(1);
+	if (!PG_ARGISNULL(2))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(2));
+
+	memset(&state, 0, sizeof(state));
+	const_texts_init(&state.texts);
+	state.history_id = iso_history_create(text_to_cstring(name),
+										  iso_workload_name(expected == ISO_WORKLOAD_UNKNOWN ?
+															ISO_WORKLOAD_LIST_APPEND : expected),
+										  "jepsen-edn");
+	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "isograph load rows",
+											  ALLOCSET_DEFAULT_SIZES);
+	iso_writer_open(&state.writer, ISO_TABLE_EVENT);
+	/* the image is built on the way (schema 0.1.0 has no images) */
+	if (iso_table_exists(ISO_TABLE_IMAGE))
+		state.history = edn_history_begin(CurrentMemoryContext);
+
+	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+						   expected, load_txn_callback, &state, &stats, &err))
+		iso_report_parse_error(&err, "EDN");
+	report_skipped(&stats);
+
+	iso_writer_close(&state.writer);
+	MemoryContextDelete(state.row_context);
+
+	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot tell the workload of history \"%s\"", text_to_cstring(name)),
+				 errdetail("The history has no writes and no reads that return a value."),
+				 errhint("Pass the workload explicitly, e.g. iso_load_jepsen(name, edn, 'rw-register').")));
+
+	iso_history_finish_load(state.history_id, iso_workload_name(stats.workload),
+							stats.skipped, stats.time_source);
+	save_load_image(&state, stats.workload);
+	PG_RETURN_INT64(state.history_id);
+}
+
+/* State of iso_load_versions. */
+typedef struct VersionLoad
+{
+	int64		history_id;
+	HTAB	   *positions;		/* key text -> next position */
+	HTAB	   *written;		/* (key, value) pairs written in the history */
+	MemoryContext cxt;			/* lives as long as the hash tables */
+	IsoTableWriter writer;
+	MemoryContext row_context;
+} VersionLoad;
+
+/*
+ * dynahash entries keyed by a pointer to a counted string (len + bytes), so
+ * keys and values of any length fit.
+ */
+typedef struct StrKey
+{
+	int32		len;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} StrKey;
+
+typedef struct StrEntry
+{
+	StrKey	   *key;
+	int32		next;			/* positions: next position of this key */
+} StrEntry;
+
+static uint32
+strkey_hash(const void *key, Size keysize)
+{
+	const StrKey *k = *(StrKey *const *) key;
+
+	return DatumGetUInt32(hash_any((const unsigned char *) k->data, k->len));
+}
+
+static int
+strkey_match(const void *a, const void *b, Size keysize)
+{
+	const StrKey *x = *(StrKey *const *) a;
+	const StrKey *y = *(StrKey *const *) b;
+
+	if (x->len != y->len)
+		return 1;
+	return memcmp(x->data, y->data, x->len);
+}
+
+static HTAB *
+strkey_table(const char *name)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(StrKey *);
+	ctl.entrysize = sizeof(StrEntry);
+	ctl.hash = strkey_hash;
+	ctl.match = strkey_match;
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, 1024, &ctl,
+					   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+}
+
+/* A counted string made of one text, or of two joined by a NUL byte. */
+static StrKey *
+make_strkey(MemoryContext cxt, const char *a, int alen, const char *b, int blen)
+{
+	int			len = b ? alen + 1 + blen : alen;
+	StrKey	   *k = MemoryContextAlloc(cxt, offsetof(StrKey, data) + len);
+
+	k->len = len;
+	memcpy(k->data, a, alen);
+	if (b)
+	{
+		k->data[alen] = '\0';
+		memcpy(k->data + alen + 1, b, blen);
+	}
+	return k;
+}
+
+/* Every (key, value) written in the history, to reject unknown versions. */
+static HTAB *
+load_written_pairs(int64 history_id)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	HTAB	   *written = strkey_table("isograph written values");
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	char	   *sql;
+	Portal		portal;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	sql = psprintf("SELECT key, value FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+				   "AND op OPERATOR(pg_catalog.<>) 'r'",
+				   iso_qualified_table_name(ISO_TABLE_EVENT));
+	/* not read-only: see events loaded earlier in the same statement */
+	portal = SPI_cursor_open_with_args(NULL, sql, 1, argtypes, args, NULL, false, 0);
+	for (;;)
+	{
+		uint64		i;
+
+		SPI_cursor_fetch(portal, true, 10000);
+		if (SPI_processed == 0)
+			break;
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			char	   *k = SPI_getvalue(tup, SPI_tuptable->tupdesc, 1);
+			char	   *v = SPI_getvalue(tup, SPI_tuptable->tupdesc, 2);
+			StrKey	   *pair = make_strkey(cxt, k, strlen(k), v, strlen(v));
+			bool		found;
+
+			StrEntry   *entry = hash_search(written, &pair, HASH_ENTER, &found);
+
+			if (!found)
+				entry->next = 0;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	return written;
+}
+
+static bool
+version_callback(const WalVersion *version, void *arg)
+{
+	VersionLoad *state = arg;
+	MemoryContext old = MemoryContextSwitchTo(state->row_context);
+	StrKey	   *probe;
+	StrEntry   *entry;
+	bool		found;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	CHECK_FOR_INTERRUPTS();
+	probe = make_strkey(state->row_context, version->key.ptr, version->key.len,
+						version->value.ptr, version->value.len);
+	entry = hash_search(state->written, &probe, HASH_FIND, &found);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("version log names value \"%.*s\" of key \"%.*s\", which no transaction of the history wrote",
+						version->value.len, version->value.ptr,
+						version->key.len, version->key.ptr),
+				 errdetail("Every logged version must be the value of a w micro-operation in iso_event."),
+				 errhint("Check that the log belongs to this history."),
+				 errcontext("WAL line %lld", (long long) version->line)));
+	if (entry->next++ > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("version log names value \"%.*s\" of key \"%.*s\" twice",
+						version->value.len, version->value.ptr,
+						version->key.len, version->key.ptr),
+				 errdetail("A version order lists each version once."),
+				 errhint("Check that the log has no repeated or replayed entries."),
+				 errcontext("WAL line %lld", (long long) version->line)));
+
+	probe = make_strkey(state->row_context, version->key.ptr, version->key.len, NULL, 0);
+	entry = hash_search(state->positions, &probe, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->key = make_strkey(state->cxt,
+								 version->key.ptr, version->key.len, NULL, 0);
+		entry->next = 0;
+	}
+
+	values[0] = Int64GetDatum(state->history_id);
+	values[1] = PointerGetDatum(iso_slice_to_text(version->key));
+	values[2] = Int32GetDatum(entry->next++);
+	values[3] = PointerGetDatum(iso_slice_to_text(version->value));
+	iso_writer_put(&state->writer, values, nulls);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(state->row_context);
+	return true;
+}
+
+/* True if the history already has a version order. */
+static bool
+history_has_versions(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		found;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+								   iso_qualified_table_name(ISO_TABLE_VERSION)),
+						  1, argtypes, args, NULL, true, 1);
+	found = SPI_processed > 0;
+	SPI_finish();
+	return found;
+}
+
+/*
+ * iso_load_versions(history_id bigint, wal text) returns bigint
+ */
+Datum
+iso_load_versions(PG_FUNCTION_ARGS)
+{
+	int64		history_id = PG_GETARG_INT64(0);
+	text	   *wal = PG_GETARG_TEXT_PP(1);
+	IsoWorkload workload;
+	VersionLoad state;
+	IsoParseError err;
+	int64		skipped;
+
+	iso_snapshot_push_latest();
+	if (!iso_history_lookup(history_id, NULL, &workload))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("history %lld does not exist", (long long) history_id)));
+	iso_snapshot_pop();
+	if (workload != ISO_WORKLOAD_RW_REGISTER)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("history %lld is a list-append history", (long long) history_id),
+				 errdetail("List reads reveal the version order; a version log is only for rw-register histories.")));
+	iso_history_lock(history_id, false);
+	if (history_has_versions(history_id))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("history %lld already has a version order", (long long) history_id),
+				 errhint("Delete the history's rows from iso_version first.")));
+
+	memset(&state, 0, sizeof(state));
+	state.history_id = history_id;
+	state.cxt = CurrentMemoryContext;
+	state.written = load_written_pairs(history_id);
+	state.positions = strkey_table("isograph version positions");
+	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
+											  "isograph version rows",
+											  ALLOCSET_DEFAULT_SIZES);
+	iso_writer_open(&state.writer, ISO_TABLE_VERSION);
+	if (!wal_parse(VARDATA_ANY(wal), VARSIZE_ANY_EXHDR(wal),
+				   version_callback, &state, &skipped, &err))
+		iso_report_parse_error(&err, "WAL");
+	iso_writer_close(&state.writer);
+	MemoryContextDelete(state.row_context);
+	PG_RETURN_INT64(state.writer.rows);
+}
