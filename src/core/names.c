@@ -93,65 +93,25 @@ static const char *const cycle_names[ISO_CYCLE_KIND_COUNT][3] = {
 	[ISO_CYCLE_G2_ITEM] = {"G2-item", "G2-item-process", "G2-item-realtime"},
 };
 
-const char *
-iso_status_name(IsoStatus status)
-{
-	return NAME_OF(status_names, status);
+/* A named enum's two functions: iso_<fn>_name and iso_<fn>_parse. */
+#define NAMED_ENUM(fn, type, names) \
+const char * \
+iso_##fn##_name(type value) \
+{ \
+	return NAME_OF(names, value); \
+} \
+\
+bool \
+iso_##fn##_parse(const char *s, type *value) \
+{ \
+	PARSE(names, s, value, type); \
 }
 
-bool
-iso_status_parse(const char *s, IsoStatus *status)
-{
-	PARSE(status_names, s, status, IsoStatus);
-}
-
-const char *
-iso_op_name(IsoOpKind op)
-{
-	return NAME_OF(op_names, op);
-}
-
-bool
-iso_op_parse(const char *s, IsoOpKind *op)
-{
-	PARSE(op_names, s, op, IsoOpKind);
-}
-
-const char *
-iso_workload_name(IsoWorkload workload)
-{
-	return NAME_OF(workload_names, workload);
-}
-
-bool
-iso_workload_parse(const char *s, IsoWorkload *workload)
-{
-	PARSE(workload_names, s, workload, IsoWorkload);
-}
-
-const char *
-iso_time_source_name(IsoTimeSource source)
-{
-	return NAME_OF(time_source_names, source);
-}
-
-bool
-iso_time_source_parse(const char *s, IsoTimeSource *source)
-{
-	PARSE(time_source_names, s, source, IsoTimeSource);
-}
-
-const char *
-iso_edge_type_name(IsoEdgeType type)
-{
-	return NAME_OF(edge_type_names, type);
-}
-
-bool
-iso_edge_type_parse(const char *s, IsoEdgeType *type)
-{
-	PARSE(edge_type_names, s, type, IsoEdgeType);
-}
+NAMED_ENUM(status, IsoStatus, status_names)
+NAMED_ENUM(op, IsoOpKind, op_names)
+NAMED_ENUM(workload, IsoWorkload, workload_names)
+NAMED_ENUM(time_source, IsoTimeSource, time_source_names)
+NAMED_ENUM(edge_type, IsoEdgeType, edge_type_names)
 
 const char *
 iso_anomaly_name(IsoAnomalyKind kind)

@@ -13,6 +13,19 @@
 
 #include "isograph.h"
 
+
+/* Run query_fmt (%s: iso_history, qualified) with $1 = history_id, in SPI. */
+static int
+exec_on_history(const char *query_fmt, int64 history_id, bool read_only, long count)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+
+	args[0] = Int64GetDatum(history_id);
+	return SPI_execute_with_args(psprintf(query_fmt, iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								 1, argtypes, args, NULL, read_only, count);
+}
+
 /* Insert a history row and return its id. */
 int64
 iso_history_create(const char *name, const char *workload, const char *source)
@@ -173,18 +186,14 @@ iso_history_lock(int64 history_id, bool exclusive)
 int64
 iso_history_lock_rev(int64 history_id)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
 	bool		isnull;
 	int64		rev;
 	int			ret;
 
-	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("UPDATE %s SET events_rev = events_rev "
-										 "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
-								1, argtypes, args, NULL, false, 0);
+	ret = exec_on_history("UPDATE %s SET events_rev = events_rev "
+						  "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
+						  history_id, false, 0);
 	if (ret != SPI_OK_UPDATE_RETURNING)
 		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
 	if (SPI_processed != 1)
@@ -203,17 +212,13 @@ iso_history_lock_rev(int64 history_id)
 IsoTimeSource
 iso_history_time_source(int64 history_id)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
 	IsoTimeSource source = ISO_TIME_VALUES;
 	int			ret;
 
-	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT metadata OPERATOR(pg_catalog.->>) 'realtime' FROM %s "
-										 "WHERE history_id OPERATOR(pg_catalog.=) $1",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
-								1, argtypes, args, NULL, true, 1);
+	ret = exec_on_history("SELECT metadata OPERATOR(pg_catalog.->>) 'realtime' FROM %s "
+						  "WHERE history_id OPERATOR(pg_catalog.=) $1",
+						  history_id, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
 	if (SPI_processed == 1)
