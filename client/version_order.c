@@ -40,13 +40,17 @@ typedef struct Evidence
 	size_t		caprd;
 } Evidence;
 
-/* The (key, position, value) rows for iso_version. */
+/*
+ * The (key, position, value) rows for iso_version.  They can outnumber the
+ * writes: an unrecorded version an ok transaction read is logged too.
+ */
 typedef struct VersionLog
 {
 	int64_t    *ks;
 	int64_t    *vs;
 	int		   *ps;
 	size_t		n;
+	size_t		cap;
 } VersionLog;
 
 /* One key's chain as it is followed: its writes are e[g..ge). */
@@ -269,6 +273,22 @@ read_by_ok(const Evidence *ev, int64_t key, int64_t val)
 		bsearch(probe, ev->rd, ev->nrd, sizeof(int64_t) * 2, cmp_int64_pair) != NULL;
 }
 
+static void
+log_append(VersionLog *log, int64_t key, int64_t val, int pos)
+{
+	if (log->n == log->cap)
+	{
+		log->cap = log->cap ? log->cap * 2 : 64;
+		log->ks = xrealloc(log->ks, sizeof(int64_t) * log->cap);
+		log->vs = xrealloc(log->vs, sizeof(int64_t) * log->cap);
+		log->ps = xrealloc(log->ps, sizeof(int) * log->cap);
+	}
+	log->ks[log->n] = key;
+	log->vs[log->n] = val;
+	log->ps[log->n] = pos;
+	log->n++;
+}
+
 /* Follow the chain of the key whose writes are ev->e[g..ge), into log. */
 static void
 chain_key(Evidence *ev, size_t g, size_t ge, VersionLog *log)
@@ -285,12 +305,8 @@ chain_key(Evidence *ev, size_t g, size_t ge, VersionLog *log)
 		 * otherwise the chain goes on through it without logging it, and
 		 * later versions keep their order.
 		 */
-		if (!emit && !read_by_ok(ev, key, c.cur))
-			continue;
-		log->ks[log->n] = key;
-		log->vs[log->n] = c.cur;
-		log->ps[log->n] = c.pos++;
-		log->n++;
+		if (emit || read_by_ok(ev, key, c.cur))
+			log_append(log, key, c.cur, c.pos++);
 	}
 }
 
@@ -301,9 +317,6 @@ version_order(History *h, int64_t **keys_out, int64_t **vals_out, int **pos_out)
 	VersionLog	log = {0};
 
 	collect(&ev, h);
-	log.ks = xmalloc(sizeof(int64_t) * (ev.n + 1));
-	log.vs = xmalloc(sizeof(int64_t) * (ev.n + 1));
-	log.ps = xmalloc(sizeof(int) * (ev.n + 1));
 	for (size_t g = 0; g < ev.n;)
 	{
 		size_t		ge = g;

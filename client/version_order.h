@@ -7,7 +7,7 @@
 
 #include "history.h"
 
-/* Fills (key, position, value) rows, allocated; returns their count. */
+/* Fills (key, position, value) rows, malloc'd (NULL if none); returns their count. */
 size_t		version_order(History *h, int64_t **keys, int64_t **vals, int **positions);
 
 #endif
