@@ -1,7 +1,7 @@
 /*
  * workload.c: the workload table on the target, the pool of hot keys, the
- * random transactions, and (rw-register) the per-key version order rebuilt
- * from what each UPDATE ... RETURNING prev returned.
+ * random transactions, and the final read of every key.  (What the writes
+ * returned gives each register key's version order: version_order.c.)
  *
  * Every key's row exists before any transaction touches it: keys are
  * created in batches by an autocommit INSERT on the admin connection, before
@@ -24,7 +24,6 @@ struct Workload
 	const Options *opt;
 	PGconn	   *admin;
 	char	   *table;			/* quoted identifier */
-	char	   *table_raw;
 	pthread_mutex_t mu;
 	int64_t    *active;			/* opt->keys hot keys */
 	int64_t		next_key;		/* next key to activate */
@@ -41,7 +40,6 @@ workload_new(const Options *o, PGconn *admin)
 
 	w->opt = o;
 	w->admin = admin;
-	w->table_raw = xstrdup(o->table);
 	q = PQescapeIdentifier(admin, o->table, strlen(o->table));
 	w->table = xstrdup(q ? q : "\"isograph_bad\"");
 	PQfreemem(q);
