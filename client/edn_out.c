@@ -5,7 +5,7 @@
  * read is not evidence).  A transaction's id in isograph is the :index of
  * its completion record, the same id store.c writes.
  */
-#include "record.h"
+#include "edn_out.h"
 
 #include <errno.h>
 #include <string.h>

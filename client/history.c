@@ -5,104 +5,12 @@
  * transaction's id is the :index of its completion record, so the EDN file
  * and the stored rows agree.
  */
-#include "record.h"
+#include "history.h"
 
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void *
-xmalloc(size_t n)
-{
-	void	   *p = calloc(1, n ? n : 1);
-
-	if (!p)
-	{
-		fprintf(stderr, "isograph-record: out of memory\n");
-		exit(EXIT_RUNTIME);
-	}
-	return p;
-}
-
-void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-	{
-		fprintf(stderr, "isograph-record: out of memory\n");
-		exit(EXIT_RUNTIME);
-	}
-	return p;
-}
-
-char *
-xstrdup(const char *s)
-{
-	size_t		n = strlen(s) + 1;
-	char	   *p = xmalloc(n);
-
-	memcpy(p, s, n);
-	return p;
-}
-
-void
-errmsg_out(const char *fmt,...)
-{
-	va_list		ap;
-
-	fputs("isograph-record: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Parse an int[] text value such as {1,2,3} or {}. */
-bool
-parse_int_array(const char *s, int64_t **out, int *len)
-{
-	int			cap = 8,
-				n = 0;
-	int64_t    *a;
-	const char *p = s;
-
-	*out = NULL;
-	*len = 0;
-	if (*p != '{')
-		return false;
-	p++;
-	a = xmalloc(sizeof(int64_t) * cap);
-	while (*p && *p != '}')
-	{
-		char	   *end;
-		long long	v = strtoll(p, &end, 10);
-
-		if (end == p)
-		{
-			free(a);
-			return false;
-		}
-		if (n == cap)
-		{
-			cap *= 2;
-			a = xrealloc(a, sizeof(int64_t) * cap);
-		}
-		a[n++] = v;
-		p = end;
-		if (*p == ',')
-			p++;
-	}
-	if (*p != '}')
-	{
-		free(a);
-		return false;
-	}
-	*out = a;
-	*len = n;
-	return true;
-}
 
 void
 history_init(History *h)
@@ -176,6 +84,25 @@ history_invoke(History *h, Txn *t)
 	pthread_mutex_unlock(&h->mu);
 }
 
+/* Count a fail outcome under its SQLSTATE (the first 16 kinds). */
+static void
+count_fail(History *h, const char *code)
+{
+	int			i;
+
+	h->n_fail++;
+	for (i = 0; i < h->ncodes; i++)
+		if (strncmp(h->codes[i], code, 7) == 0)
+			break;
+	if (i == h->ncodes && h->ncodes < 16)
+	{
+		snprintf(h->codes[i], sizeof(h->codes[i]), "%.7s", code);
+		h->ncodes++;
+	}
+	if (i < 16)
+		h->code_n[i]++;
+}
+
 /* Record the completion: time taken now, after COMMIT's result arrived. */
 void
 history_complete(History *h, Txn *t, TxnStatus st, const char *error)
@@ -192,22 +119,7 @@ history_complete(History *h, Txn *t, TxnStatus st, const char *error)
 	if (st == ST_OK)
 		h->n_ok++;
 	else if (st == ST_FAIL)
-	{
-		int			i;
-		const char *code = error ? error : "?";
-
-		h->n_fail++;
-		for (i = 0; i < h->ncodes; i++)
-			if (strncmp(h->codes[i], code, 7) == 0)
-				break;
-		if (i == h->ncodes && h->ncodes < 16)
-		{
-			snprintf(h->codes[i], sizeof(h->codes[i]), "%.7s", code);
-			h->ncodes++;
-		}
-		if (i < 16)
-			h->code_n[i]++;
-	}
+		count_fail(h, error ? error : "?");
 	else
 		h->n_info++;
 	pthread_mutex_unlock(&h->mu);

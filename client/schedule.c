@@ -12,7 +12,7 @@
  * rows k = 1 and k = 2 pre-inserted as '{}'.  r k = SELECT v ... WHERE k = k,
  * append k x = UPDATE ... SET v = v || x WHERE k = k.
  */
-#include "record.h"
+#include "schedule.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -103,15 +103,6 @@ typedef struct Sched
 	int			lvl;
 } Sched;
 
-static bool
-sched_fail(const char *fmt, const char *a, const char *b)
-{
-	fprintf(stderr, "isograph-record: schedule mismatch: ");
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
-	return false;
-}
-
 static const char *
 step_text(Sched *S, int i, char *buf, size_t len)
 {
@@ -137,6 +128,26 @@ step_text(Sched *S, int i, char *buf, size_t len)
 			break;
 	}
 	return buf;
+}
+
+/* A step's result is not the one the schedule documents: say which. */
+static bool
+mismatch(Sched *S, int i, const char *what)
+{
+	char		buf[128];
+
+	errmsg_out("schedule %s at %s: %s: %s", S->o->schedule, iso_name(S->o->isolation),
+			   step_text(S, i, buf, sizeof(buf)), what);
+	return false;
+}
+
+static bool
+mismatch_expected(Sched *S, int i, const char *expect, const char *got)
+{
+	char		what[600];
+
+	snprintf(what, sizeof(what), "expected %s, got %s", expect, got);
+	return mismatch(S, i, what);
 }
 
 static int
@@ -258,20 +269,14 @@ apply_result(Sched *S, int i, const Step *st, int opidx, PGresult *r, const char
 	}
 }
 
+/* Compare a step's result with the expected one; print the step. */
 static bool
 check(Sched *S, int i, const char *expect, const char *got)
 {
 	char		buf[128];
 
 	if (strcmp(expect, got) != 0)
-	{
-		char		e[256];
-
-		snprintf(e, sizeof(e), "%s", step_text(S, i, buf, sizeof(buf)));
-		fprintf(stderr, "isograph-record: schedule %s at %s: %s: expected %s, got %s\n",
-				S->o->schedule, iso_name(S->o->isolation), e, expect, got);
-		return false;
-	}
+		return mismatch_expected(S, i, expect, got);
 	if (!S->o->quiet)
 		fprintf(stderr, "  %-28s -> %s\n", step_text(S, i, buf, sizeof(buf)), got);
 	return true;
@@ -311,7 +316,7 @@ read_all(Sched *S, int i)
 											 &t->ops[k].read_len);
 	PQclear(r);
 	r = PQexec(S->mon, "COMMIT");
-	ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), "COMMIT") == 0;
+	ok = committed(r);
 	PQclear(r);
 	if (!ok)
 	{
@@ -322,25 +327,179 @@ read_all(Sched *S, int i)
 	return check(S, i, st->exp[S->lvl], got);
 }
 
+/* The monitor connection, and the table with rows 1 and 2. */
 static bool
-exec_simple(PGconn *c, const char *sql)
+setup_table(Sched *S)
 {
-	PGresult   *r = PQexec(c, sql);
-	bool		ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	char		err[512];
+	char		sql[512];
+	char	   *q;
 
-	if (!ok)
-		errmsg_out("%s: %s", sql, PQerrorMessage(c));
+	S->mon = connect_db(S->o->target, "isograph-record-monitor", err, sizeof(err));
+	if (!S->mon)
+	{
+		errmsg_out("cannot connect to the target database: %s", err);
+		return false;
+	}
+	q = PQescapeIdentifier(S->mon, S->o->table, strlen(S->o->table));
+	snprintf(S->table, sizeof(S->table), "%s", q);
+	PQfreemem(q);
+	snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s", S->table);
+	if (!sql_run_or_report(S->mon, sql, PGRES_COMMAND_OK))
+		return false;
+	snprintf(sql, sizeof(sql),
+			 "CREATE TABLE %s (k bigint PRIMARY KEY, v bigint[] NOT NULL DEFAULT '{}')",
+			 S->table);
+	if (!sql_run_or_report(S->mon, sql, PGRES_COMMAND_OK))
+		return false;
+	snprintf(sql, sizeof(sql), "INSERT INTO %s (k) VALUES (1), (2)", S->table);
+	return sql_run_or_report(S->mon, sql, PGRES_COMMAND_OK);
+}
+
+static bool
+is_micro_op(const Step *st)
+{
+	return st->kind == K_READ || st->kind == K_APPEND;
+}
+
+/* Session i's connection, and its one transaction: its steps' micro-ops. */
+static bool
+open_session(Sched *S, int i)
+{
+	SSess	   *ss = &S->s[i];
+	char		err[512];
+	int			nops = 0,
+				j = 0;
+
+	ss->conn = connect_db(S->o->target, "isograph-record-schedule", err, sizeof(err));
+	if (!ss->conn)
+	{
+		errmsg_out("cannot connect to the target database: %s", err);
+		return false;
+	}
+	ss->pid = PQbackendPID(ss->conn);
+	ss->pending = -1;
+	for (const Step *st = S->steps; st->sess >= 0; st++)
+		nops += st->sess == i && is_micro_op(st);
+	ss->txn = txn_new(i, nops);
+	for (const Step *st = S->steps; st->sess >= 0; st++)
+		if (st->sess == i && is_micro_op(st))
+		{
+			ss->txn->ops[j].type = st->kind == K_READ ? OP_R : OP_APPEND;
+			ss->txn->ops[j].key = st->key;
+			ss->txn->ops[j].value = st->val;
+			j++;
+		}
+	return true;
+}
+
+/* The statement of a step of T1 or T2; *opidx: its micro-op, or -1. */
+static void
+step_sql(Sched *S, const Step *st, SSess *ss, int *opidx, char *sql, size_t len)
+{
+	*opidx = -1;
+	switch (st->kind)
+	{
+		case K_BEGIN:
+			history_invoke(S->h, ss->txn);
+			snprintf(sql, len, "%s", iso_begin_sql(S->o->isolation));
+			break;
+		case K_READ:
+			*opidx = ss->nextop++;
+			snprintf(sql, len, "SELECT v FROM %s WHERE k = %d", S->table, st->key);
+			break;
+		case K_APPEND:
+			*opidx = ss->nextop++;
+			snprintf(sql, len, "UPDATE %s SET v = v || %d::bigint WHERE k = %d",
+					 S->table, st->val, st->key);
+			break;
+		case K_COMMIT:
+			snprintf(sql, len, "COMMIT");
+			break;
+		default:
+			sql[0] = '\0';
+			break;
+	}
+}
+
+/* After a COMMIT: the other session's blocked statement must finish now. */
+static bool
+release_blocked(Sched *S, int other)
+{
+	SSess	   *os = &S->s[other];
+	const Step *pst;
+	PGresult   *r;
+	char		got[256];
+	int			w;
+
+	if (os->pending < 0)
+		return true;
+	pst = &S->steps[os->pending];
+	w = await(S, other, false, &r);
+	if (w < 0)
+		return false;
+	if (w == 2)
+		return mismatch(S, os->pending, "still blocked after the other session's COMMIT");
+	format_result(r, pst->kind, got, sizeof(got));
+	apply_result(S, other, pst, os->pending_op, r, got);
 	PQclear(r);
-	return ok;
+	if (!check(S, os->pending, pst->exp[S->lvl] + 7, got))
+		return false;
+	os->pending = -1;
+	return true;
+}
+
+/* Step i of T1 or T2: send it, see it finish or block as expected. */
+static bool
+run_step(Sched *S, int i)
+{
+	const Step *st = &S->steps[i];
+	const char *exp = st->exp[S->lvl];
+	bool		want_block = strncmp(exp, "BLOCKS|", 7) == 0;
+	SSess	   *ss = &S->s[st->sess];
+	PGresult   *r;
+	int			opidx;
+	int			w;
+	char		sql[512];
+	char		got[256];
+
+	if (ss->pending >= 0)
+		return mismatch(S, i, "the session is still blocked");
+	step_sql(S, st, ss, &opidx, sql, sizeof(sql));
+	if (!PQsendQuery(ss->conn, sql))
+	{
+		errmsg_out("session T%d: %s", st->sess + 1, PQerrorMessage(ss->conn));
+		return false;
+	}
+	w = await(S, st->sess, want_block, &r);
+	if (w < 0)
+		return false;
+	if (w == 2)
+		return mismatch_expected(S, i, exp, "BLOCKS");
+	if (w == 0)
+	{
+		ss->pending = i;
+		ss->pending_op = opidx;
+		return check(S, i, "BLOCKS", "BLOCKS");
+	}
+	format_result(r, st->kind, got, sizeof(got));
+	if (want_block)
+	{
+		PQclear(r);
+		return mismatch_expected(S, i, "BLOCKS", got);
+	}
+	apply_result(S, st->sess, st, opidx, r, got);
+	PQclear(r);
+	if (!check(S, i, exp, got))
+		return false;
+	/* a COMMIT may release the other session's blocked statement */
+	return st->kind != K_COMMIT || release_blocked(S, 1 - st->sess);
 }
 
 int
 schedule_run(const Options *o, History *h)
 {
 	Sched		S;
-	char		err[512];
-	char		sql[512];
-	char	   *q;
 
 	memset(&S, 0, sizeof(S));
 	S.o = o;
@@ -348,171 +507,17 @@ schedule_run(const Options *o, History *h)
 	S.lvl = o->isolation == ISO_RC ? 0 : o->isolation == ISO_RR ? 1 : 2;
 	S.steps = strcmp(o->schedule, "lost-update") == 0 ? lost_update :
 		strcmp(o->schedule, "read-skew") == 0 ? read_skew : write_skew;
-
-	S.mon = connect_db(o->target, "isograph-record-monitor", err, sizeof(err));
-	if (!S.mon)
-	{
-		errmsg_out("cannot connect to the target database: %s", err);
+	if (!setup_table(&S) || !open_session(&S, 0) || !open_session(&S, 1))
 		return EXIT_RUNTIME;
-	}
-	q = PQescapeIdentifier(S.mon, o->table, strlen(o->table));
-	snprintf(S.table, sizeof(S.table), "%s", q);
-	PQfreemem(q);
-	snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS %s", S.table);
-	if (!exec_simple(S.mon, sql))
-		return EXIT_RUNTIME;
-	snprintf(sql, sizeof(sql),
-			 "CREATE TABLE %s (k bigint PRIMARY KEY, v bigint[] NOT NULL DEFAULT '{}')", S.table);
-	if (!exec_simple(S.mon, sql))
-		return EXIT_RUNTIME;
-	snprintf(sql, sizeof(sql), "INSERT INTO %s (k) VALUES (1), (2)", S.table);
-	if (!exec_simple(S.mon, sql))
-		return EXIT_RUNTIME;
-
-	for (int i = 0; i < 2; i++)
-	{
-		int			nops = 0,
-					j = 0;
-
-		S.s[i].conn = connect_db(o->target, "isograph-record-schedule", err, sizeof(err));
-		if (!S.s[i].conn)
-		{
-			errmsg_out("cannot connect to the target database: %s", err);
-			return EXIT_RUNTIME;
-		}
-		S.s[i].pid = PQbackendPID(S.s[i].conn);
-		S.s[i].pending = -1;
-		for (const Step *st = S.steps; st->sess >= 0; st++)
-			if (st->sess == i && (st->kind == K_READ || st->kind == K_APPEND))
-				nops++;
-		S.s[i].txn = txn_new(i, nops);
-		for (const Step *st = S.steps; st->sess >= 0; st++)
-			if (st->sess == i && (st->kind == K_READ || st->kind == K_APPEND))
-			{
-				S.s[i].txn->ops[j].type = st->kind == K_READ ? OP_R : OP_APPEND;
-				S.s[i].txn->ops[j].key = st->key;
-				S.s[i].txn->ops[j].value = st->val;
-				j++;
-			}
-	}
 	history_init(h);
 	if (!o->quiet)
 		fprintf(stderr, "schedule %s at %s:\n", o->schedule, iso_name(o->isolation));
-
 	for (int i = 0; S.steps[i].sess >= 0; i++)
 	{
-		const Step *st = &S.steps[i];
-		const char *exp = st->exp[S.lvl];
-		bool		want_block = strncmp(exp, "BLOCKS|", 7) == 0;
-		SSess	   *ss;
-		PGresult   *r;
-		int			opidx = -1;
-		int			w;
-		char		got[256];
+		bool		ok = S.steps[i].kind == K_READALL ? read_all(&S, i) : run_step(&S, i);
 
-		if (st->kind == K_READALL)
-		{
-			if (!read_all(&S, i))
-				return EXIT_RUNTIME;
-			continue;
-		}
-		ss = &S.s[st->sess];
-		if (ss->pending >= 0)
-		{
-			sched_fail("%s%s: the session is still blocked", "", "");
+		if (!ok)
 			return EXIT_RUNTIME;
-		}
-		switch (st->kind)
-		{
-			case K_BEGIN:
-				history_invoke(h, ss->txn);
-				snprintf(sql, sizeof(sql), "%s", iso_begin_sql(o->isolation));
-				break;
-			case K_READ:
-				opidx = ss->nextop++;
-				snprintf(sql, sizeof(sql), "SELECT v FROM %s WHERE k = %d", S.table, st->key);
-				break;
-			case K_APPEND:
-				opidx = ss->nextop++;
-				snprintf(sql, sizeof(sql), "UPDATE %s SET v = v || %d::bigint WHERE k = %d",
-						 S.table, st->val, st->key);
-				break;
-			case K_COMMIT:
-				snprintf(sql, sizeof(sql), "COMMIT");
-				break;
-			default:
-				break;
-		}
-		if (!PQsendQuery(ss->conn, sql))
-		{
-			errmsg_out("session T%d: %s", st->sess + 1, PQerrorMessage(ss->conn));
-			return EXIT_RUNTIME;
-		}
-		w = await(&S, st->sess, want_block, &r);
-		if (w < 0)
-			return EXIT_RUNTIME;
-		if (w == 2)
-		{
-			char		buf[128];
-
-			fprintf(stderr, "isograph-record: schedule %s at %s: %s: expected %s, got BLOCKS\n",
-					o->schedule, iso_name(o->isolation), step_text(&S, i, buf, sizeof(buf)), exp);
-			return EXIT_RUNTIME;
-		}
-		if (w == 0)
-		{
-			if (!check(&S, i, "BLOCKS", "BLOCKS"))
-				return EXIT_RUNTIME;
-			ss->pending = i;
-			ss->pending_op = opidx;
-			continue;
-		}
-		format_result(r, st->kind, got, sizeof(got));
-		if (want_block)
-		{
-			char		buf[128];
-
-			fprintf(stderr, "isograph-record: schedule %s at %s: %s: expected BLOCKS, got %s\n",
-					o->schedule, iso_name(o->isolation), step_text(&S, i, buf, sizeof(buf)), got);
-			PQclear(r);
-			return EXIT_RUNTIME;
-		}
-		apply_result(&S, st->sess, st, opidx, r, got);
-		PQclear(r);
-		if (!check(&S, i, exp, got))
-			return EXIT_RUNTIME;
-
-		/* a COMMIT may release the other session's blocked statement */
-		if (st->kind == K_COMMIT)
-		{
-			int			other = 1 - st->sess;
-			SSess	   *os = &S.s[other];
-
-			if (os->pending >= 0)
-			{
-				const Step *pst = &S.steps[os->pending];
-				const char *pexp = pst->exp[S.lvl] + 7;
-
-				w = await(&S, other, false, &r);
-				if (w < 0)
-					return EXIT_RUNTIME;
-				if (w == 2)
-				{
-					char		buf[128];
-
-					fprintf(stderr, "isograph-record: schedule %s at %s: %s: still blocked "
-							"after the other session's COMMIT\n", o->schedule,
-							iso_name(o->isolation), step_text(&S, os->pending, buf, sizeof(buf)));
-					return EXIT_RUNTIME;
-				}
-				format_result(r, pst->kind, got, sizeof(got));
-				apply_result(&S, other, pst, os->pending_op, r, got);
-				PQclear(r);
-				if (!check(&S, os->pending, pexp, got))
-					return EXIT_RUNTIME;
-				os->pending = -1;
-			}
-		}
 	}
 	for (int i = 0; i < 2; i++)
 		PQfinish(S.s[i].conn);

@@ -14,41 +14,14 @@
  * process + number of clients), as Jepsen does: the old process may still
  * have a transaction in flight.  Any other error stops the run.
  */
-#include "record.h"
+#include "session.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *
-iso_begin_sql(IsoLevel l)
-{
-	switch (l)
-	{
-		case ISO_RC:
-			return "BEGIN ISOLATION LEVEL READ COMMITTED";
-		case ISO_RR:
-			return "BEGIN ISOLATION LEVEL REPEATABLE READ";
-		default:
-			return "BEGIN ISOLATION LEVEL SERIALIZABLE";
-	}
-}
-
-const char *
-iso_name(IsoLevel l)
-{
-	switch (l)
-	{
-		case ISO_RC:
-			return "read-committed";
-		case ISO_RR:
-			return "repeatable-read";
-		default:
-			return "serializable";
-	}
-}
 
 void
 run_fatal(RunState *rs, const char *fmt,...)
@@ -64,37 +37,6 @@ run_fatal(RunState *rs, const char *fmt,...)
 		rs->fatal = 1;
 	}
 	pthread_mutex_unlock(&rs->mu);
-}
-
-static void
-quiet_notice(void *arg, const char *msg)
-{
-	(void) arg;
-	(void) msg;
-}
-
-PGconn *
-connect_db(const char *dsn, const char *appname, char *err, size_t errlen)
-{
-	const char *kw[] = {"dbname", "fallback_application_name", "connect_timeout", NULL};
-	const char *val[] = {dsn ? dsn : "", appname, "10", NULL};
-	PGconn	   *c = PQconnectdbParams(kw, val, 1);
-
-	if (c == NULL || PQstatus(c) != CONNECTION_OK)
-	{
-		const char *m = c ? PQerrorMessage(c) : "out of memory";
-		size_t		l;
-
-		snprintf(err, errlen, "%s", m);
-		l = strlen(err);
-		while (l > 0 && (err[l - 1] == '\n' || err[l - 1] == ' '))
-			err[--l] = '\0';
-		if (c)
-			PQfinish(c);
-		return NULL;
-	}
-	PQsetNoticeProcessor(c, quiet_notice, NULL);
-	return c;
 }
 
 typedef enum
@@ -210,80 +152,98 @@ session_connect(Session *s)
 	}
 }
 
+/*
+ * A statement before COMMIT failed: the transaction's outcome (ROLLBACK
+ * after a definite abort, so the connection can go on).
+ */
 static Outcome
-run_txn(Session *s, Txn *t, char *code, size_t codelen)
+statement_failed(Session *s, PGresult *r, char *code, size_t codelen)
 {
-	const Options *o = s->rs->opt;
+	Outcome		out = classify(s, r, code, codelen);
+
+	PQclear(r);
+	if (out == OUT_FAIL)
+		PQclear(PQexec(s->conn, "ROLLBACK"));
+	return out;
+}
+
+/* Keep what the read returned in op; false (run stopped) if it is not one value. */
+static bool
+take_read(Session *s, Op *op, PGresult *r)
+{
+	if (PQntuples(r) != 1)
+	{
+		run_fatal(s->rs, "session %d: key %lld has %d rows (expected 1)",
+				  s->id, (long long) op->key, PQntuples(r));
+		return false;
+	}
+	op->has_read = true;
+	if (PQgetisnull(r, 0, 0))
+		op->read_nil = true;
+	else if (s->rs->opt->workload == WL_RW_REGISTER)
+		op->read_val = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	else if (!parse_int_array(PQgetvalue(r, 0, 0), &op->read_list, &op->read_len))
+	{
+		run_fatal(s->rs, "session %d: cannot parse list %s", s->id, PQgetvalue(r, 0, 0));
+		return false;
+	}
+	return true;
+}
+
+/* Check the write changed one row; keep the version it overwrote (register). */
+static bool
+take_write(Session *s, Op *op, PGresult *r)
+{
+	if (strcmp(PQcmdTuples(r), "1") != 0)
+	{
+		run_fatal(s->rs, "session %d: write to key %lld updated %s rows (expected 1)",
+				  s->id, (long long) op->key, PQcmdTuples(r));
+		return false;
+	}
+	if (op->type == OP_W)
+	{
+		/* the version this write overwrote, as the server saw it */
+		op->has_prev = true;
+		op->prev_nil = PQgetisnull(r, 0, 0);
+		if (!op->prev_nil)
+			op->prev = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	}
+	return true;
+}
+
+/* One micro-op with the prepared statements; OUT_OK to go on. */
+static Outcome
+run_op(Session *s, Op *op, char *code, size_t codelen)
+{
+	char		kbuf[24],
+				vbuf[24];
+	const char *params[2] = {kbuf, vbuf};
 	PGresult   *r;
+	ExecStatusType st;
+	bool		taken;
+
+	snprintf(kbuf, sizeof(kbuf), "%lld", (long long) op->key);
+	snprintf(vbuf, sizeof(vbuf), "%lld", (long long) op->value);
+	if (op->type == OP_R)
+		r = PQexecPrepared(s->conn, "r", 1, params, NULL, NULL, 0);
+	else
+		r = PQexecPrepared(s->conn, "w", 2, params, NULL, NULL, 0);
+	st = PQresultStatus(r);
+	if (op->type == OP_R ? st != PGRES_TUPLES_OK :
+		st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		return statement_failed(s, r, code, codelen);
+	taken = op->type == OP_R ? take_read(s, op, r) : take_write(s, op, r);
+	PQclear(r);
+	return taken ? OUT_OK : OUT_FATAL;
+}
+
+/* COMMIT: from here on, any error but a definite abort is info. */
+static Outcome
+commit_outcome(Session *s, char *code, size_t codelen)
+{
+	PGresult   *r = PQexec(s->conn, "COMMIT");
 	Outcome		out;
 
-	r = PQexec(s->conn, iso_begin_sql(o->isolation));
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
-		goto error;
-	PQclear(r);
-	for (int i = 0; i < t->nops; i++)
-	{
-		Op		   *op = &t->ops[i];
-		char		kbuf[24],
-					vbuf[24];
-		const char *params[2] = {kbuf, vbuf};
-
-		snprintf(kbuf, sizeof(kbuf), "%lld", (long long) op->key);
-		snprintf(vbuf, sizeof(vbuf), "%lld", (long long) op->value);
-		if (op->type == OP_R)
-		{
-			r = PQexecPrepared(s->conn, "r", 1, params, NULL, NULL, 0);
-			if (PQresultStatus(r) != PGRES_TUPLES_OK)
-				goto error;
-			if (PQntuples(r) != 1)
-			{
-				run_fatal(s->rs, "session %d: key %lld has %d rows (expected 1)",
-						  s->id, (long long) op->key, PQntuples(r));
-				PQclear(r);
-				return OUT_FATAL;
-			}
-			op->has_read = true;
-			if (PQgetisnull(r, 0, 0))
-				op->read_nil = true;
-			else if (o->workload == WL_LIST_APPEND)
-			{
-				if (!parse_int_array(PQgetvalue(r, 0, 0), &op->read_list, &op->read_len))
-				{
-					run_fatal(s->rs, "session %d: cannot parse list %s", s->id,
-							  PQgetvalue(r, 0, 0));
-					PQclear(r);
-					return OUT_FATAL;
-				}
-			}
-			else
-				op->read_val = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		}
-		else
-		{
-			r = PQexecPrepared(s->conn, "w", 2, params, NULL, NULL, 0);
-			if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
-				goto error;
-			if (strcmp(PQcmdTuples(r), "1") != 0)
-			{
-				run_fatal(s->rs, "session %d: write to key %lld updated %s rows (expected 1)",
-						  s->id, (long long) op->key, PQcmdTuples(r));
-				PQclear(r);
-				return OUT_FATAL;
-			}
-			if (op->type == OP_W)
-			{
-				/* the version this write overwrote, as the server saw it */
-				op->has_prev = true;
-				op->prev_nil = PQgetisnull(r, 0, 0);
-				if (!op->prev_nil)
-					op->prev = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-			}
-		}
-		PQclear(r);
-	}
-
-	/* COMMIT: from here on, any error but a definite abort is info */
-	r = PQexec(s->conn, "COMMIT");
 	if (PQresultStatus(r) == PGRES_COMMAND_OK)
 	{
 		const char *tag = PQcmdStatus(r);
@@ -300,8 +260,6 @@ run_txn(Session *s, Txn *t, char *code, size_t codelen)
 			snprintf(code, codelen, "tag-%s", tag);
 			out = OUT_INFO;
 		}
-		PQclear(r);
-		return out;
 	}
 	else
 	{
@@ -318,19 +276,63 @@ run_txn(Session *s, Txn *t, char *code, size_t codelen)
 			snprintf(code, codelen, "commit-%s", conn_lost(s->conn, c) ? "connection-lost" : c);
 			out = OUT_INFO;
 		}
-		PQclear(r);
-		return out;
 	}
-
-error:
-	out = classify(s, r, code, codelen);
 	PQclear(r);
-	if (out == OUT_FAIL)
-	{
-		r = PQexec(s->conn, "ROLLBACK");
-		PQclear(r);
-	}
 	return out;
+}
+
+static Outcome
+run_txn(Session *s, Txn *t, char *code, size_t codelen)
+{
+	PGresult   *r = PQexec(s->conn, iso_begin_sql(s->rs->opt->isolation));
+
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		return statement_failed(s, r, code, codelen);
+	PQclear(r);
+	for (int i = 0; i < t->nops; i++)
+	{
+		Outcome		out = run_op(s, &t->ops[i], code, codelen);
+
+		if (out != OUT_OK)
+			return out;
+	}
+	return commit_outcome(s, code, codelen);
+}
+
+/* With --txns: may this session start one more transaction? */
+static bool
+take_turn(RunState *rs)
+{
+	bool		more = true;
+
+	if (rs->opt->txns > 0)
+	{
+		pthread_mutex_lock(&rs->mu);
+		more = rs->started < rs->opt->txns;
+		if (more)
+			rs->started++;
+		pthread_mutex_unlock(&rs->mu);
+	}
+	return more;
+}
+
+/*
+ * After info: drop the connection; the next transaction runs on a new one
+ * as a new process (the old one may still have a transaction in flight).
+ */
+static void
+session_disconnect(Session *s)
+{
+	PQfinish(s->conn);
+	s->conn = NULL;
+	s->rs->backend_pids[s->id] = 0;
+	s->process += s->rs->opt->clients;
+}
+
+static TxnStatus
+status_of(Outcome out)
+{
+	return out == OUT_OK ? ST_OK : out == OUT_FAIL ? ST_FAIL : ST_INFO;
 }
 
 void *
@@ -338,29 +340,16 @@ session_main(void *arg)
 {
 	Session    *s = arg;
 	RunState   *rs = s->rs;
-	const Options *o = rs->opt;
 
 	if (!session_connect(s))
 		return NULL;
-	while (!rs->stop && !rs->fatal)
+	while (!rs->stop && !rs->fatal && take_turn(rs))
 	{
 		Txn		   *t;
 		Outcome		out;
 		char		code[64] = "";
 		char		err[512];
 
-		if (o->txns > 0)
-		{
-			bool		more;
-
-			pthread_mutex_lock(&rs->mu);
-			more = rs->started < o->txns;
-			if (more)
-				rs->started++;
-			pthread_mutex_unlock(&rs->mu);
-			if (!more)
-				break;
-		}
 		if (s->conn == NULL && !session_connect(s))
 			break;
 		t = workload_gen(rs->wl, &s->rng, s->process, err, sizeof(err));
@@ -377,22 +366,13 @@ session_main(void *arg)
 			history_complete(rs->hist, t, ST_INFO, "client-error");
 			break;
 		}
-		history_complete(rs->hist, t, out == OUT_OK ? ST_OK : out == OUT_FAIL ? ST_FAIL : ST_INFO,
-						 out == OUT_OK ? NULL : code);
+		history_complete(rs->hist, t, status_of(out), out == OUT_OK ? NULL : code);
 		if (out == OUT_INFO)
-		{
-			PQfinish(s->conn);
-			s->conn = NULL;
-			rs->backend_pids[s->id] = 0;
-			s->process += o->clients;
-			s->reconnects++;
-		}
+			session_disconnect(s);
 	}
 	if (s->conn)
-	{
 		PQfinish(s->conn);
-		s->conn = NULL;
-	}
+	s->conn = NULL;
 	rs->backend_pids[s->id] = 0;
 	return NULL;
 }

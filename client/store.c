@@ -4,7 +4,9 @@
  * history_id, then COPY iso_event FROM STDIN (FORMAT csv), then (register
  * runs) COPY iso_version.  Also prints iso_levels for --check.
  */
-#include "record.h"
+#include "store.h"
+
+#include "version_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,18 +124,6 @@ cb_int(CopyBuf *b, long long v)
 }
 
 static bool
-copy_begin(PGconn *c, const char *sql)
-{
-	PGresult   *r = PQexec(c, sql);
-	bool		ok = PQresultStatus(r) == PGRES_COPY_IN;
-
-	if (!ok)
-		errmsg_out("%s failed: %s", sql, PQerrorMessage(c));
-	PQclear(r);
-	return ok;
-}
-
-static bool
 copy_end(CopyBuf *b, const char *what)
 {
 	PGresult   *r;
@@ -164,47 +154,91 @@ abort_store(PGconn *c)
 	PQclear(PQexec(c, "ROLLBACK"));
 }
 
-int64_t
-store_history(PGconn *c, const char *schema, const Options *o, History *h,
-			  Workload *w, const char *metadata)
+/* INSERT the iso_history row; its history_id, or -1. */
+static int64_t
+insert_history(PGconn *c, const char *schema, const Options *o, const char *metadata)
 {
 	char		sql[1024];
-	const char *params[4];
+	const char *params[3];
 	PGresult   *r;
 	int64_t		id;
-	char		idbuf[24];
-	CopyBuf		b = {c, NULL, 0, 1 << 16, true};
 
-	r = PQexec(c, "BEGIN");
-	PQclear(r);
 	snprintf(sql, sizeof(sql),
 			 "INSERT INTO %s.iso_history (name, workload, source, metadata) "
 			 "VALUES ($1, $2, 'isograph-record', $3::jsonb) RETURNING history_id", schema);
 	params[0] = o->name;
-	params[1] = o->workload == WL_LIST_APPEND ? "list-append" : "rw-register";
+	params[1] = workload_kind_name(o->workload);
 	params[2] = metadata;
 	r = PQexecParams(c, sql, 3, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 	{
 		errmsg_out("cannot insert into iso_history: %s", PQerrorMessage(c));
 		PQclear(r);
-		abort_store(c);
 		return -1;
 	}
 	id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long) id);
 	PQclear(r);
+	return id;
+}
+
+/* One iso_event row: micro-op j of the completed transaction t. */
+static void
+put_event(CopyBuf *b, const char *idbuf, const Options *o, Txn *t, int j)
+{
+	Op		   *op = &t->ops[j];
+
+	cb_str(b, idbuf);
+	cb_str(b, ",");
+	cb_int(b, t->complete_index);
+	cb_str(b, ",");
+	cb_int(b, t->process);
+	cb_str(b, ",");
+	cb_str(b, status_name(t->status));
+	cb_str(b, ",");
+	cb_int(b, t->invoke_time);
+	cb_str(b, ",");
+	cb_int(b, t->complete_time);
+	cb_str(b, ",");
+	cb_int(b, j);
+	cb_str(b, op->type == OP_R ? ",r," : op->type == OP_W ? ",w," : ",append,");
+	cb_int(b, op->key);
+	cb_str(b, ",");
+	if (op->type != OP_R)
+		cb_int(b, op->value);
+	cb_str(b, ",");
+	/* read_value (register) */
+	if (op->type == OP_R && op->has_read && !op->read_nil &&
+		o->workload == WL_RW_REGISTER)
+		cb_int(b, op->read_val);
+	cb_str(b, ",");
+	/* read_list (list-append) */
+	if (op->type == OP_R && op->has_read && !op->read_nil &&
+		o->workload == WL_LIST_APPEND)
+	{
+		cb_str(b, "\"{");
+		for (int k = 0; k < op->read_len; k++)
+		{
+			if (k)
+				cb_str(b, ",");
+			cb_int(b, op->read_list[k]);
+		}
+		cb_str(b, "}\"");
+	}
+	cb_str(b, "\n");
+}
+
+static bool
+copy_events(CopyBuf *b, const char *schema, const char *idbuf, const Options *o, History *h)
+{
+	char		sql[1024];
 
 	snprintf(sql, sizeof(sql),
 			 "COPY %s.iso_event (history_id, txn_id, process, status, invoke_time, "
 			 "complete_time, pos, op, key, value, read_value, read_list) "
 			 "FROM STDIN (FORMAT csv)", schema);
-	if (!copy_begin(c, sql))
-	{
-		abort_store(c);
-		return -1;
-	}
-	b.buf = xmalloc(b.cap);
+	if (!sql_run_or_report(b->c, sql, PGRES_COPY_IN))
+		return false;
+	b->ok = true;
 	for (size_t i = 0; i < h->nevents; i++)
 	{
 		Txn		   *t = h->events[i].txn;
@@ -212,97 +246,77 @@ store_history(PGconn *c, const char *schema, const Options *o, History *h,
 		if (!h->events[i].completion)
 			continue;
 		for (int j = 0; j < t->nops; j++)
-		{
-			Op		   *op = &t->ops[j];
-
-			cb_str(&b, idbuf);
-			cb_str(&b, ",");
-			cb_int(&b, t->complete_index);
-			cb_str(&b, ",");
-			cb_int(&b, t->process);
-			cb_str(&b, ",");
-			cb_str(&b, status_name(t->status));
-			cb_str(&b, ",");
-			cb_int(&b, t->invoke_time);
-			cb_str(&b, ",");
-			cb_int(&b, t->complete_time);
-			cb_str(&b, ",");
-			cb_int(&b, j);
-			cb_str(&b, op->type == OP_R ? ",r," : op->type == OP_W ? ",w," : ",append,");
-			cb_int(&b, op->key);
-			cb_str(&b, ",");
-			if (op->type != OP_R)
-				cb_int(&b, op->value);
-			cb_str(&b, ",");
-			/* read_value (register) */
-			if (op->type == OP_R && op->has_read && !op->read_nil &&
-				o->workload == WL_RW_REGISTER)
-				cb_int(&b, op->read_val);
-			cb_str(&b, ",");
-			/* read_list (list-append) */
-			if (op->type == OP_R && op->has_read && !op->read_nil &&
-				o->workload == WL_LIST_APPEND)
-			{
-				cb_str(&b, "\"{");
-				for (int k = 0; k < op->read_len; k++)
-				{
-					if (k)
-						cb_str(&b, ",");
-					cb_int(&b, op->read_list[k]);
-				}
-				cb_str(&b, "}\"");
-			}
-			cb_str(&b, "\n");
-		}
+			put_event(b, idbuf, o, t, j);
 	}
-	if (!copy_end(&b, "iso_event"))
+	return copy_end(b, "iso_event");
+}
+
+/* rw-register: the version order the server showed (version_order.c). */
+static bool
+copy_versions(CopyBuf *b, const char *schema, const char *idbuf, History *h)
+{
+	char		sql[1024];
+	int64_t    *ks,
+			   *vs;
+	int		   *ps;
+	size_t		n = version_order(h, &ks, &vs, &ps);
+	bool		ok;
+
+	snprintf(sql, sizeof(sql),
+			 "COPY %s.iso_version (history_id, key, position, value) FROM STDIN (FORMAT csv)",
+			 schema);
+	ok = sql_run_or_report(b->c, sql, PGRES_COPY_IN);
+	b->ok = true;
+	for (size_t i = 0; ok && i < n; i++)
 	{
-		free(b.buf);
+		cb_str(b, idbuf);
+		cb_str(b, ",");
+		cb_int(b, ks[i]);
+		cb_str(b, ",");
+		cb_int(b, ps[i]);
+		cb_str(b, ",");
+		cb_int(b, vs[i]);
+		cb_str(b, "\n");
+	}
+	free(ks);
+	free(vs);
+	free(ps);
+	return ok && copy_end(b, "iso_version");
+}
+
+/*
+ * Store the history in one transaction: the iso_history row, its events,
+ * and (register) its version order.  The new history_id, or -1.
+ */
+int64_t
+store_history(PGconn *c, const char *schema, const Options *o, History *h,
+			  const char *metadata)
+{
+	PGresult   *r;
+	int64_t		id;
+	char		idbuf[24];
+	CopyBuf		b = {c, NULL, 0, 1 << 16, true};
+	bool		ok;
+
+	PQclear(PQexec(c, "BEGIN"));
+	id = insert_history(c, schema, o, metadata);
+	if (id < 0)
+	{
 		abort_store(c);
 		return -1;
 	}
-
-	if (o->workload == WL_RW_REGISTER && w != NULL)
-	{
-		int64_t    *ks,
-				   *vs;
-		int		   *ps;
-		size_t		n = workload_versions(w, h, &ks, &vs, &ps);
-
-		snprintf(sql, sizeof(sql),
-				 "COPY %s.iso_version (history_id, key, position, value) FROM STDIN (FORMAT csv)",
-				 schema);
-		if (!copy_begin(c, sql))
-		{
-			free(b.buf);
-			abort_store(c);
-			return -1;
-		}
-		b.ok = true;
-		for (size_t i = 0; i < n; i++)
-		{
-			cb_str(&b, idbuf);
-			cb_str(&b, ",");
-			cb_int(&b, ks[i]);
-			cb_str(&b, ",");
-			cb_int(&b, ps[i]);
-			cb_str(&b, ",");
-			cb_int(&b, vs[i]);
-			cb_str(&b, "\n");
-		}
-		free(ks);
-		free(vs);
-		free(ps);
-		if (!copy_end(&b, "iso_version"))
-		{
-			free(b.buf);
-			abort_store(c);
-			return -1;
-		}
-	}
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long) id);
+	b.buf = xmalloc(b.cap);
+	ok = copy_events(&b, schema, idbuf, o, h) &&
+		(o->workload != WL_RW_REGISTER || copy_versions(&b, schema, idbuf, h));
 	free(b.buf);
+	if (!ok)
+	{
+		abort_store(c);
+		return -1;
+	}
 	r = PQexec(c, "COMMIT");
-	if (PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(r), "COMMIT") != 0)
+	if (!committed(r))
 	{
 		errmsg_out("cannot commit the stored history: %s", PQerrorMessage(c));
 		PQclear(r);

@@ -83,6 +83,13 @@ sub fmt_levels {
 
 sub holds { my ($l, $lv) = @_; return $l->{$lv} && $l->{$lv}[0] eq 't' }
 
+# The extension this client belongs to: --version and the stored histories'
+# "recorder" name it, taken from isograph.control when the client is built.
+open my $control, '<', "$root/isograph.control" or die "$root/isograph.control: $!";
+my ($ext_version) = map { /^default_version\s*=\s*'([^']+)'/ ? $1 : () } <$control>;
+close $control;
+defined $ext_version or die "no default_version in isograph.control\n";
+
 # ---------------------------------------------------------------- set-up
 -x $rec or BAIL_OUT("$rec is not built (make -C client)");
 for my $db ($STORE, $TARGET) {
@@ -101,6 +108,10 @@ my @conn = ('--target', "dbname=$TARGET", '--store', "dbname=$STORE");
 		--table --edn --no-store --check --schedule --kill-every --progress --quiet)) {
 		like($out, qr/\Q$o\E\b/, "--help documents $o") or $keep = 1;
 	}
+	($rc, $out) = record('--version');
+	is($rc, 0, '--version exits 0');
+	is($out, "isograph-record $ext_version\n",
+		"--version prints the extension's version from isograph.control ($ext_version)");
 	($rc, undef, my $err) = record('--bogus');
 	is($rc, 2, 'unknown option: exit 2');
 	like($err, qr/unknown option "--bogus"/, 'unknown option: clear message');
@@ -185,6 +196,8 @@ for my $sched (qw(lost-update read-skew write-skew)) {
 		is($diff, 0, 'EDN file and COPY-stored rows are the same history');
 		my $t2 = psql($STORE, "SELECT string_agg(status || ':' || op, ' ' ORDER BY txn_id, pos) FROM iso_event WHERE history_id = $id1 AND process = 1");
 		is($t2, 'fail:r fail:append', 'COMMIT answered with the tag ROLLBACK is recorded as fail');
+		is(psql($STORE, "SELECT metadata->>'recorder' FROM iso_history WHERE history_id = $id1"),
+			"isograph-record $ext_version", 'the stored history names the recorder and its version');
 	} else {
 		fail('EDN file of the lost-update schedule exists');
 	}
