@@ -33,7 +33,11 @@ run() {
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		printf '    FAIL %s (log follows)\n' "$name" >&2
+		printf '    FAIL %s (log follows; kept in failed-logs/%s.log)\n' "$name" "$name" >&2
+		mkdir -p "$ISO_ROOT/failed-logs"
+		cp "$ISO_CLUSTER_DIR/$name.log" "$ISO_ROOT/failed-logs/" 2>/dev/null || true
+		# the failed checks first (TAP), then the end of the log
+		grep -n -A4 '^not ok' "$ISO_CLUSTER_DIR/$name.log" | head -n 60 >&2 || true
 		tail -n 60 "$ISO_CLUSTER_DIR/$name.log" >&2
 		[ -f "$ISO_ROOT/regression.diffs" ] && [ "$name" = regress ] && head -n 200 "$ISO_ROOT/regression.diffs" >&2
 	fi
