@@ -81,27 +81,34 @@ collect_list_reads(Builder *b, uint32 key, ListScratch *s, uint32 *longest)
 /*
  * The known order: the longest read's elements, each once (a duplicate is
  * reported and its later copies dropped, as Elle does).  Marks the elements
- * with their position.  Returns the number of elements.
+ * with their position.  Returns the number of elements; *dup_at is the
+ * index of the first repeated copy in the longest read, or -1.
  */
 static uint32
-known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stamp)
+known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stamp,
+			int32 *dup_at)
 {
 	const IsoHistory *h = b->h;
 	const IsoOp *L = &h->ops[longest];
 	const uint32 *le = h->elems + L->list_first;
 	int32		len = list_read_len(h, L);
-	uint32		dup;
-	int32		at;
 	uint32		n = 0;
 	int32		i;
 
-	if (has_duplicate(b, L, len, &dup, &at))
-		iso_infer_add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, dup, longest, ISO_NONE);
 	*stamp = ++b->epoch;
+	*dup_at = -1;
 	for (i = 0; i < len; i++)
 	{
 		if (b->value_stamp[le[i]] == *stamp)
+		{
+			if (*dup_at < 0)
+			{
+				*dup_at = i;
+				iso_infer_add_anomaly(b, ISO_ANOM_DUPLICATE_ELEMENTS, key, le[i],
+									  longest, ISO_NONE);
+			}
 			continue;
+		}
 		b->value_stamp[le[i]] = *stamp;
 		b->value_pos[le[i]] = n;
 		s->known[n++] = le[i];
@@ -116,19 +123,16 @@ known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stam
  */
 static void
 check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
-				  ListScratch *s)
+				  int32 dup_at, ListScratch *s)
 {
 	const IsoHistory *h = b->h;
 	const IsoOp *L = &h->ops[longest];
 	const uint32 *le = h->elems + L->list_first;
 	int32		llen = list_read_len(h, L);
-	uint32		longest_dup = ISO_NONE;
-	int32		dup_at = -1;
+	/* a prefix of the longest holds its duplicate if it reaches the copy */
+	uint32		longest_dup = dup_at >= 0 ? le[dup_at] : ISO_NONE;
 	uint32		i;
 
-	/* a prefix of the longest holds its duplicate if it reaches the copy */
-	if (!has_duplicate(b, L, llen, &longest_dup, &dup_at))
-		dup_at = -1;
 	for (i = 0; i < n_reads; i++)
 	{
 		const IsoOp *r = &h->ops[s->reads[i]];
@@ -343,6 +347,7 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 	uint32		n_reads;
 	uint32		n;
 	uint32		stamp;
+	int32		dup_at;
 	uint32		first_fail;
 	uint32		last_vertex_elem = ISO_NONE;
 	uint32		n_ranked = 0;
@@ -352,8 +357,8 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 	n_reads = collect_list_reads(b, key, s, &longest);
 	if (n_reads == 0)
 		return;
-	n = known_order(b, key, longest, s, &stamp);
-	check_read_orders(b, key, n_reads, longest, s);
+	n = known_order(b, key, longest, s, &stamp, &dup_at);
+	check_read_orders(b, key, n_reads, longest, dup_at, s);
 	first_fail = known_order_writers(b, key, n, longest, n_reads, s);
 
 	/* ww along the known order, between consecutive vertex elements */
