@@ -271,22 +271,21 @@ check_future_reads(Builder *b, const uint32 *ops, uint32 n)
 {
 	const IsoHistory *h = b->h;
 	uint32		stamp = ++b->epoch;
-	bool		any = false;
+	uint32		last_write = 0;	/* index in ops of the group's last write */
 	uint32		i;
 
-	for (i = 0; i < n; i++)
+	for (i = 1; i < n; i++)		/* a first-op write has no read before it */
 	{
 		const IsoOp *op = &h->ops[ops[i]];
 
-		if (op->kind == ISO_OP_READ || i == 0)
-			continue;			/* a write nothing reads before */
+		if (op->kind == ISO_OP_READ)
+			continue;
 		b->value_stamp[op->value] = stamp;
 		b->value_pos[op->value] = ops[i];
-		any = true;
+		last_write = i;
 	}
-	if (!any)
-		return;
-	for (i = 0; i < n; i++)
+	/* only reads before the last write can show a later write */
+	for (i = 0; i < last_write; i++)
 	{
 		const IsoOp *op = &h->ops[ops[i]];
 		int32		len = list_read_len(h, op);
