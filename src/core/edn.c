@@ -549,6 +549,8 @@ typedef struct Parser
 	IsoTimeSource time_mode;	/* decided by the first transaction record */
 	bool		any_timed;		/* a transaction got an invocation time */
 
+	bool		utf8;			/* the database encoding is UTF-8 */
+
 	EdnStats   *stats;
 	EdnTxnCallback callback;
 	void	   *arg;
@@ -704,16 +706,33 @@ lex_string(Parser *P, Tok *t)
 		}
 		else
 		{
-			int			n = iso_utf8_seq_len(p, end);
+			/*
+			 * Raw bytes: the text came from the server, valid in the
+			 * database encoding; checked again here, for the fuzzers and
+			 * the unit tests, in that encoding.
+			 */
+			int			n = P->utf8 ? iso_utf8_seq_len(p, end) : iso_host_char_len(p, end);
 
 			if (n == 0)
 			{
-				lex_error(P, ISO_PARSE_SYNTAX, line,
-						  "invalid UTF-8 byte 0x%02x in string %s",
-						  c, iso_quote_text(q, t->start, (const char *) p + 1));
-				set_detail(P->err, "Strings must be valid UTF-8; the string starts at line %lld.",
-						   (long long) t->line);
-				set_hint(P->err, "Convert the file to UTF-8, for example with iconv.");
+				if (P->utf8)
+				{
+					lex_error(P, ISO_PARSE_SYNTAX, line,
+							  "invalid UTF-8 byte 0x%02x in string %s",
+							  c, iso_quote_text(q, t->start, (const char *) p + 1));
+					set_detail(P->err, "Strings must be valid UTF-8; the string starts at line %lld.",
+							   (long long) t->line);
+					set_hint(P->err, "Convert the file to UTF-8, for example with iconv.");
+				}
+				else
+				{
+					lex_error(P, ISO_PARSE_SYNTAX, line,
+							  "invalid byte 0x%02x in string %s, expected a character of encoding \"%s\"",
+							  c, iso_quote_text(q, t->start, (const char *) p + 1), iso_host_encoding_name());
+					set_detail(P->err, "Strings must be text in the database encoding; the string starts at line %lld.",
+							   (long long) t->line);
+					set_hint(P->err, "Convert the file to the database encoding, for example with iconv.");
+				}
 				return false;
 			}
 			p += n;
@@ -1015,14 +1034,15 @@ lex(Parser *P, Tok *t)
 				}
 				if (*s >= 0x80)
 				{
-					int			n = iso_utf8_seq_len(s, ue);
+					int			n = P->utf8 ? iso_utf8_seq_len(s, ue) : iso_host_char_len(s, ue);
 
 					if (n == 0)
 					{
-						lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid UTF-8 in character literal %s",
+						lex_error(P, ISO_PARSE_SYNTAX, t->line, "invalid %s in character literal %s",
+								  P->utf8 ? "UTF-8" : "byte",
 								  iso_quote_text(q, p, (const char *) s + 1));
-						set_detail(P->err, "The input must be valid UTF-8.");
-						set_hint(P->err, "Convert the file to UTF-8, for example with iconv.");
+						set_detail(P->err, "The input must be valid text in encoding \"%s\".", iso_host_encoding_name());
+						set_hint(P->err, "Convert the file to the database encoding, for example with iconv.");
 						return false;
 					}
 					s += n;
@@ -1248,7 +1268,11 @@ defer_error(Parser *P)
 
 /*
  * Unescape string token t into arena memory; returns false (deferred error
- * set if first) when the string holds a NUL character.
+ * set if first) when the string holds a NUL character or a character that
+ * the database encoding does not have.  A \uXXXX escape (or surrogate pair)
+ * becomes that character in the database encoding (port.h), never UTF-8
+ * bytes in a database of another encoding: those would be stored, dumped,
+ * and fail the restore.
  */
 static bool
 unescape_string(Parser *P, const Tok *t, IsoSlice *out)
@@ -1268,6 +1292,8 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 	while (s < e)
 	{
 		uint32		cp;
+		const unsigned char *esc;
+		int			n;
 
 		if (*s != '\\')
 		{
@@ -1297,6 +1323,7 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 				s += 2;
 				continue;
 			case 'u':
+				esc = s;
 				cp = (uint32) iso_hex4(s + 2);
 				s += 6;
 				if (cp >= 0xD800 && cp <= 0xDBFF)
@@ -1320,7 +1347,31 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 					}
 					return false;
 				}
-				o = iso_utf8_encode(o, (uint32) cp);
+				if (cp < 0x80)
+					n = (*o = (char) cp, 1);
+				else if (P->utf8)
+					n = (int) (iso_utf8_encode(o, cp) - o);
+				else
+					n = iso_host_unicode_char(cp, o);
+				if (n == 0)
+				{
+					IsoParseError *de = defer_error(P);
+					char		q[QUOTE_BUF];
+					char		q2[QUOTE_BUF];
+
+					if (de)
+					{
+						set_error(de, ISO_PARSE_UNTRANSLATABLE, P->rec.number, t->line,
+								  "escape %s in string %s has no equivalent in encoding \"%s\"",
+								  iso_quote_text(q, (const char *) esc, (const char *) s),
+								  iso_quote_text(q2, t->start, t->stop), iso_host_encoding_name());
+						set_detail(de, "The string is at line %lld of the history; keys and values are stored as text in the database encoding, which has no character U+%04X.",
+								   (long long) t->line, (unsigned) cp);
+						set_hint(de, "Load the history into a database of encoding UTF8, which has every character, or replace the character in the history.");
+					}
+					return false;
+				}
+				o += n;
 				continue;
 			default:			/* \" \\ \/ */
 				*o++ = (char) s[1];
@@ -2745,6 +2796,7 @@ edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 	P.anon_pend = -1;
 	P.workload = expected;
 	P.wl_expected = (expected != ISO_WORKLOAD_UNKNOWN);
+	P.utf8 = iso_host_encoding_utf8();
 
 	ok = parse_all(&P);
 	stats->workload = P.workload;

@@ -22,7 +22,8 @@ typedef enum IsoErrorKind
 	ISO_PARSE_RANGE,			/* integer outside 64 bits: 22003 */
 	ISO_PARSE_LIMIT,			/* nesting or size beyond what we accept: 54000 */
 	ISO_PARSE_INVALID,			/* well-formed, but not a valid history: 22000 */
-	ISO_PARSE_DUPLICATE			/* a value written twice to one key: 23505 */
+	ISO_PARSE_DUPLICATE,		/* a value written twice to one key: 23505 */
+	ISO_PARSE_UNTRANSLATABLE	/* a \u escape the database encoding lacks: 22P05 */
 } IsoErrorKind;
 
 typedef struct IsoParseError

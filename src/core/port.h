@@ -69,6 +69,47 @@ extern void iso_host_limit(const char *what) ISO_NORETURN;
 /* A broken invariant: a bug, never the user's input (XX000). */
 extern void iso_host_internal_error(const char *what) ISO_NORETURN;
 
+/*
+ * The database encoding.  The text the core reads comes from the server as
+ * text, so it is already valid in that encoding; every string the core makes
+ * itself (the character of a \uXXXX escape, a quote of the input in an
+ * error message) must be valid in it too, or a dump of the stored history
+ * would not restore.  All server encodings keep ASCII bytes for ASCII
+ * characters, so the parsers' syntax (quotes, brackets, backslashes) is the
+ * same in every one of them.  Outside the server the encoding is UTF-8.
+ */
+#define ISO_MAX_CHAR_LEN	4	/* bytes of one character, any encoding */
+
+/* Whether the database encoding is UTF-8. */
+extern bool iso_host_encoding_utf8(void);
+/* Its name, for messages ("UTF8", "LATIN1", "EUC_JP"). */
+extern const char *iso_host_encoding_name(void);
+/*
+ * Length of the valid character of the database encoding at s (s < end,
+ * *s >= 0x80), or 0 if the bytes there are not one.
+ */
+extern int	iso_host_char_len(const unsigned char *s, const unsigned char *end);
+/*
+ * Unicode code point cp (1..U+10FFFF, not a surrogate) as a character of
+ * the database encoding at out (ISO_MAX_CHAR_LEN bytes, not terminated):
+ * returns its length, or 0 when the encoding has no such character.
+ */
+extern int	iso_host_unicode_char(uint32 cp, char *out);
+
+#ifdef ISOGRAPH_STANDALONE
+/*
+ * Tests only: the encoding the standalone host pretends the database has.
+ * ISO_STANDALONE_LATIN1 maps U+0001..U+00FF to one byte each and has no
+ * other character; every byte but 0 is a valid character.
+ */
+typedef enum IsoStandaloneEncoding
+{
+	ISO_STANDALONE_UTF8 = 0,
+	ISO_STANDALONE_LATIN1
+} IsoStandaloneEncoding;
+extern IsoStandaloneEncoding iso_standalone_encoding;
+#endif
+
 #ifdef ISOGRAPH_STANDALONE
 #define ISO_CHECK_INTERRUPTS()	((void) 0)
 #define ISO_CHECK_MEMORY()		((void) 0)

@@ -5,6 +5,8 @@
  */
 #include "port.h"
 
+#include "text.h"
+
 static void ISO_NORETURN
 die(const char *what, size_t size)
 {
@@ -71,4 +73,37 @@ void
 iso_host_internal_error(const char *what)
 {
 	die(what, 0);
+}
+
+IsoStandaloneEncoding iso_standalone_encoding = ISO_STANDALONE_UTF8;
+
+bool
+iso_host_encoding_utf8(void)
+{
+	return iso_standalone_encoding == ISO_STANDALONE_UTF8;
+}
+
+const char *
+iso_host_encoding_name(void)
+{
+	return iso_standalone_encoding == ISO_STANDALONE_UTF8 ? "UTF8" : "LATIN1";
+}
+
+int
+iso_host_char_len(const unsigned char *s, const unsigned char *end)
+{
+	if (iso_standalone_encoding == ISO_STANDALONE_UTF8)
+		return iso_utf8_seq_len(s, end);
+	return (s < end && *s != 0) ? 1 : 0;
+}
+
+int
+iso_host_unicode_char(uint32 cp, char *out)
+{
+	if (iso_standalone_encoding == ISO_STANDALONE_UTF8)
+		return (int) (iso_utf8_encode(out, cp) - out);
+	if (cp == 0 || cp > 0xFF)
+		return 0;
+	out[0] = (char) cp;
+	return 1;
 }

@@ -51,8 +51,10 @@ iso_utf8_seq_len(const unsigned char *s, const unsigned char *end)
 
 /*
  * Render up to ISO_QUOTE_CHARS characters of [s, end) into buf for an error
- * message: control characters and invalid UTF-8 are escaped, "..." marks
- * truncation.  buf must hold ISO_QUOTE_BUF bytes.
+ * message: control characters and bytes that are not a character of the
+ * database encoding (UTF-8 outside the server) are escaped, "..." marks
+ * truncation, so the message is valid text in that encoding.  buf must hold
+ * ISO_QUOTE_BUF bytes.
  */
 const char *
 iso_quote_text(char *buf, const char *s, const char *end)
@@ -87,7 +89,7 @@ iso_quote_text(char *buf, const char *s, const char *end)
 		}
 		else
 		{
-			int			n = iso_utf8_seq_len(p, e);
+			int			n = iso_host_char_len(p, e);
 
 			if (n == 0)
 			{
@@ -139,7 +141,10 @@ iso_hex4(const unsigned char *s)
 	return (a << 12) | (b << 8) | (c << 4) | d;
 }
 
-/* Write code point cp (<= U+10FFFF, not a surrogate) as UTF-8 at o; returns the end. */
+/*
+ * Write code point cp (<= U+10FFFF, not a surrogate) as UTF-8 at o; returns
+ * the end.  Text for the database goes through iso_host_unicode_char.
+ */
 char *
 iso_utf8_encode(char *o, uint32 cp)
 {

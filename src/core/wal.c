@@ -189,14 +189,22 @@ scan_string(WalParser *W, const char **pp, bool *escaped)
 							 c, iso_quote_text(q, (const char *) s, (const char *) p + 1));
 		else if (c >= 0x80)
 		{
-			int			n = iso_utf8_seq_len(p, e);
+			/* text from the server: valid in the database encoding */
+			int			n = iso_host_char_len(p, e);
 
-			if (n == 0)
+			if (n == 0 && iso_host_encoding_utf8())
 				return wal_error(W, ISO_PARSE_SYNTAX,
 								 "JSON text must be valid UTF-8.",
 								 "Convert the file to UTF-8, for example with iconv.",
 								 "invalid UTF-8 byte 0x%02x in JSON string %s",
 								 c, iso_quote_text(q, (const char *) s, (const char *) p + 1));
+			if (n == 0)
+				return wal_error(W, ISO_PARSE_SYNTAX,
+								 "The log must be text in the database encoding.",
+								 "Convert the file to the database encoding, for example with iconv.",
+								 "invalid byte 0x%02x in JSON string %s, expected a character of encoding \"%s\"",
+								 c, iso_quote_text(q, (const char *) s, (const char *) p + 1),
+								 iso_host_encoding_name());
 			p += n;
 		}
 		else
@@ -232,6 +240,8 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 	while (p < pe)
 	{
 		uint32		cp;
+		const unsigned char *esc;
+		int			n;
 
 		if (*p != '\\')
 		{
@@ -261,6 +271,7 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 				p += 2;
 				continue;
 			case 'u':
+				esc = p;
 				cp = (uint32) iso_hex4(p + 2);
 				if (cp >= 0xD800 && cp <= 0xDBFF)
 				{
@@ -291,7 +302,23 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 									 "Remove the \\u0000 escape from the log.",
 									 "string %s contains the NUL character \\u0000, expected text",
 									 iso_quote_text(q, s, e));
-				o = iso_utf8_encode(o, (uint32) cp);
+				/* the character in the database encoding (see edn.c) */
+				n = iso_host_unicode_char(cp, o);
+				if (n == 0)
+				{
+					char		q2[WQUOTE_BUF];
+					char		detail[160];
+
+					snprintf(detail, sizeof(detail),
+							 "Keys and values are stored as text in the database encoding, which has no character U+%04X.",
+							 (unsigned) cp);
+					return wal_error(W, ISO_PARSE_UNTRANSLATABLE, detail,
+									 "Load the log into a database of encoding UTF8, which has every character, or replace the character in the log.",
+									 "escape %s in JSON string %s has no equivalent in encoding \"%s\"",
+									 iso_quote_text(q, (const char *) esc, (const char *) p),
+									 iso_quote_text(q2, s, e), iso_host_encoding_name());
+				}
+				o += n;
 				continue;
 			default:			/* \" \\ \/ */
 				*o++ = (char) p[1];

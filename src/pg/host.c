@@ -2,16 +2,20 @@
  * host.c
  *	  The server as the host of the plain-C core (src/core/port.h):
  *	  allocation in the current memory context, interrupts, the
- *	  isograph.max_memory limit, and errors.
+ *	  isograph.max_memory limit, errors, and the database encoding.
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "catalog/namespace.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
 #include "host.h"
 #include "isograph.h"
 #include "port.h"
+#include "text.h"
 
 void *
 iso_alloc(size_t size)
@@ -111,4 +115,92 @@ iso_memory_limit_context(MemoryContext cxt)
 	limited_cxt_callback.func = forget_limited_cxt;
 	limited_cxt_callback.arg = NULL;
 	MemoryContextRegisterResetCallback(cxt, &limited_cxt_callback);
+}
+
+bool
+iso_host_encoding_utf8(void)
+{
+	return GetDatabaseEncoding() == PG_UTF8;
+}
+
+const char *
+iso_host_encoding_name(void)
+{
+	return GetDatabaseEncodingName();
+}
+
+int
+iso_host_char_len(const unsigned char *s, const unsigned char *end)
+{
+	int			enc = GetDatabaseEncoding();
+	int			n;
+
+	if (enc == PG_UTF8)
+		return iso_utf8_seq_len(s, end);
+	n = pg_encoding_verifymbchar(enc, (const char *) s, (int) Min(end - s, 16));
+	return n > 0 ? n : 0;
+}
+
+/*
+ * The server's conversion from UTF-8 to the database encoding, called with
+ * noError so that a character the encoding lacks comes back as a failure
+ * for the parser to report with the history's line (PostgreSQL 16 has this
+ * as pg_unicode_to_server_noerror; pg_unicode_to_server, which the JSON
+ * parser uses, throws its own error without the line).  Looked up once per
+ * backend: the database encoding never changes.
+ */
+static bool conv_looked_up = false;
+static bool conv_found = false;
+static FmgrInfo conv_flinfo;
+
+int
+iso_host_unicode_char(uint32 cp, char *out)
+{
+	int			enc = GetDatabaseEncoding();
+	unsigned char utf8[ISO_MAX_CHAR_LEN + 1];
+	unsigned char conv[ISO_MAX_CHAR_LEN * MAX_CONVERSION_GROWTH + 1];
+	int			utf8_len;
+	int			done;
+	size_t		len;
+
+	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	if (cp < 0x80)
+	{
+		out[0] = (char) cp;
+		return 1;
+	}
+	if (enc == PG_UTF8)
+		return (int) (iso_utf8_encode(out, cp) - out);
+
+	if (!conv_looked_up)
+	{
+		Oid			proc = FindDefaultConversionProc(PG_UTF8, enc);
+
+		if (OidIsValid(proc))
+		{
+			fmgr_info_cxt(proc, &conv_flinfo, TopMemoryContext);
+			conv_found = true;
+		}
+		conv_looked_up = true;
+	}
+	if (!conv_found)
+		return 0;				/* SQL_ASCII, or no conversion installed */
+
+	utf8_len = (int) (iso_utf8_encode((char *) utf8, cp) - (char *) utf8);
+	utf8[utf8_len] = '\0';
+	done = DatumGetInt32(FunctionCall6(&conv_flinfo,
+									   Int32GetDatum(PG_UTF8),
+									   Int32GetDatum(enc),
+									   CStringGetDatum((char *) utf8),
+									   CStringGetDatum((char *) conv),
+									   Int32GetDatum(utf8_len),
+									   BoolGetDatum(true)));
+	if (done != utf8_len)
+		return 0;
+	len = strlen((char *) conv);
+	if (len == 0 || len > ISO_MAX_CHAR_LEN)
+		return 0;
+	memcpy(out, conv, len);
+	return (int) len;
 }

@@ -947,6 +947,88 @@ test_fast_paths(void)
 	}
 }
 
+/*
+ * \u escapes become characters of the database encoding (port.h): UTF-8 in
+ * the default standalone host, one byte each in the pretend LATIN1 one,
+ * where a character LATIN1 lacks is an error naming the escape and raw
+ * bytes (valid LATIN1) pass unchanged.
+ */
+static void
+test_encodings(void)
+{
+	/* UTF-8 */
+	check_parse("UTF-8: BMP escapes, lower and upper case hex",
+				"{:type :ok, :value [[:w \"\\u00e9\" \"\\u6F22\\u5b57\"]]}", UNK,
+				"0 ok p- i- c- r1 l1: w \xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97", RR);
+	check_parse("UTF-8: surrogate pair is one astral character",
+				"{:type :ok, :value [[:w \"a\\uD83D\\uDE00b\" \"\\ud800\\udc00\\udbff\\udfff\"]]}", UNK,
+				"0 ok p- i- c- r1 l1: w a\xf0\x9f\x98\x80" "b \xf0\x90\x80\x80\xf4\x8f\xbf\xbf", RR);
+	check_parse("UTF-8: escape next to raw UTF-8",
+				"{:type :ok, :value [[:w \"\xe6\xbc\xa2\\u5b57\" 1]]}", UNK,
+				"0 ok p- i- c- r1 l1: w \xe6\xbc\xa2\xe5\xad\x97 1", RR);
+	check_err("UTF-8: high surrogate at the end of a string",
+			  "{:type :ok, :value [[:w \"\\ud83d\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "unpaired surrogate escape '\\ud83d'");
+	check_err("UTF-8: two high surrogates",
+			  "{:type :ok, :value [[:w \"\\ud83d\\ud83d\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "unpaired surrogate");
+	check_err("UTF-8: lone low surrogate in an ignored field",
+			  "{:type :ok, :node \"\\udfff\", :value []}", UNK, ISO_PARSE_SYNTAX, 1, 1, "unpaired surrogate");
+	check_err("UTF-8: \\u0000 in a list element",
+			  "{:type :ok, :value [[:r 1 [\"a\" \"\\u0000\"]]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "NUL character \\u0000");
+	is_str(iso_host_encoding_name(), "UTF8", "standalone host: UTF8 by default");
+
+	/* LATIN1 */
+	iso_standalone_encoding = ISO_STANDALONE_LATIN1;
+	is_str(iso_host_encoding_name(), "LATIN1", "standalone host: pretend LATIN1");
+	check_parse("LATIN1: \\u00e9 is one byte 0xe9, not UTF-8",
+				"{:type :ok, :value [[:w \"caf\\u00e9\" \"\\u00FF\\u0041\"]]}", UNK,
+				"0 ok p- i- c- r1 l1: w caf\xe9 \xff" "A", RR);
+	check_parse("LATIN1: raw bytes of the encoding pass unchanged",
+				"{:type :ok, :value [[:w \"caf\xe9\" \"\xe9\\u00e9\"]]}", UNK,
+				"0 ok p- i- c- r1 l1: w caf\xe9 \xe9\xe9", RR);
+	check_parse("LATIN1: raw byte in a list element and a character literal",
+				"{:type :ok, :x \\\xe9, :value [[:r \"k\xe9\" [\"\xe9\" \"\\u00e9\"]]]}", UNK,
+				"0 ok p- i- c- r1 l1: r k\xe9 [\xe9,\xe9]", LA);
+	check_err("LATIN1: kanji escape has no equivalent",
+			  "{:type :ok, :value [[:w 1 1]]}\n{:type :ok,\n :value [[:w \"a\\u6f22\" 1]]}", UNK,
+			  ISO_PARSE_UNTRANSLATABLE, 2, 3, "escape '\\u6f22' in string '\"a\\u6f22\"' has no equivalent in encoding \"LATIN1\"");
+	check_err("LATIN1: astral surrogate pair has no equivalent",
+			  "{:type :ok, :value [[:w 1 \"\\ud83d\\ude00\"]]}", UNK,
+			  ISO_PARSE_UNTRANSLATABLE, 1, 1, "escape '\\ud83d\\ude00'");
+	check_err("LATIN1: untranslatable read value",
+			  "{:type :ok, :value [[:r 1 \"\\u0100\"]]}", UNK,
+			  ISO_PARSE_UNTRANSLATABLE, 1, 1, "escape '\\u0100'");
+	check_err("LATIN1: untranslatable list element",
+			  "{:type :ok, :value [[:r 1 [\"\\u20ac\"]]]}", UNK,
+			  ISO_PARSE_UNTRANSLATABLE, 1, 1, "escape '\\u20ac'");
+	{
+		Sink		s;
+		EdnStats	st;
+		IsoParseError e;
+		const char *t = "{:type :ok, :value [[:w 1 \"\\u6f22\"]]}";
+
+		sink_init(&s);
+		ok(!parse_n(t, strlen(t), UNK, &s, &st, &e) &&
+		   strstr(e.detail, "line 1") != NULL && strstr(e.detail, "U+6F22") != NULL,
+		   "LATIN1: detail names the line and the code point");
+		diag("%s", e.detail);
+		free(s.buf);
+	}
+	check_parse("LATIN1: untranslatable escape in an ignored field is fine",
+				"{:type :ok, :node \"\\u6f22\", :value [[:w 1 1]]}", UNK, "0 ok p- i- c- r1 l1: w 1 1", RR);
+	check_parse("LATIN1: untranslatable escape in a nemesis record is fine",
+				"{:type :info, :f :kill, :process :nemesis, :value \"\\u6f22\"}\n{:type :ok, :value [[:w 1 1]]}", UNK,
+				"1 ok p- i- c- r2 l2: w 1 1", RR);
+	check_err("LATIN1: lone surrogate still a syntax error",
+			  "{:type :ok, :value [[:w \"\\udc00\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "unpaired surrogate");
+	check_err("LATIN1: \\u0000 still rejected",
+			  "{:type :ok, :value [[:w \"\\u0000\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "NUL character");
+	check_err("LATIN1: quotes in messages keep the encoding's characters",
+			  "{:type :ok, :value [[:w \"caf\xe9\" 1 2]]}", UNK, ISO_PARSE_INVALID, 1, 1, "caf\xe9");
+	iso_standalone_encoding = ISO_STANDALONE_UTF8;
+	check_err("UTF-8 again: the same byte is invalid",
+			  "{:type :ok, :value [[:w \"caf\xe9\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "invalid UTF-8 byte 0xe9");
+}
+
 int
 main(void)
 {
@@ -965,5 +1047,6 @@ main(void)
 	test_duplicates();
 	test_fuzz_regressions();
 	test_fast_paths();
+	test_encodings();
 	return tap_done();
 }

@@ -230,5 +230,18 @@ main(void)
 		r = wal_parse(t, strlen(t), out_cb, &o, NULL, &e);
 		ok(r, "skipped_lines may be NULL");
 	}
+	/* \u escapes in the database encoding (see test_edn.c, test_encodings) */
+	check_wal("UTF-8: kanji and astral escapes",
+			  W("\"\\u6f22\"", "\"\\uD83D\\uDE00\""), "1:\xe6\xbc\xa2=\xf0\x9f\x98\x80", 0);
+	iso_standalone_encoding = ISO_STANDALONE_LATIN1;
+	check_wal("LATIN1: \\u00e9 is one byte, raw bytes pass",
+			  W("\"caf\\u00e9\"", "\"\xe9\""), "1:caf\xe9=\xe9", 0);
+	check_wal_err("LATIN1: kanji escape has no equivalent", W("1", "\"\\u6f22\""),
+				  ISO_PARSE_UNTRANSLATABLE, 1, "escape '\\u6f22' in JSON string '\"\\u6f22\"' has no equivalent in encoding \"LATIN1\"");
+	check_wal_err("LATIN1: astral pair has no equivalent", W("\"\\ud83d\\ude00\"", "1"),
+				  ISO_PARSE_UNTRANSLATABLE, 1, "escape '\\ud83d\\ude00'");
+	check_wal_err("LATIN1: lone surrogate", W("1", "\"\\udc00\""), ISO_PARSE_SYNTAX, 1, "unpaired surrogate");
+	check_wal_err("LATIN1: NUL escape", W("1", "\"\\u0000\""), ISO_PARSE_SYNTAX, 1, "NUL character");
+	iso_standalone_encoding = ISO_STANDALONE_UTF8;
 	return tap_done();
 }
