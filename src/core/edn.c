@@ -157,6 +157,7 @@ set_error(IsoParseError *e, IsoErrorKind kind, int64 record, int64 line,
 	va_start(ap, fmt);
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(e->message);
 }
 
 static void ISO_PRINTF(2, 3)
@@ -167,6 +168,7 @@ set_detail(IsoParseError *e, const char *fmt,...)
 	va_start(ap, fmt);
 	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(e->detail);
 }
 
 static void ISO_PRINTF(2, 3)
@@ -177,6 +179,7 @@ set_hint(IsoParseError *e, const char *fmt,...)
 	va_start(ap, fmt);
 	vsnprintf(e->hint, sizeof(e->hint), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(e->hint);
 }
 
 /* ----------------------------------------------------------------------
@@ -581,6 +584,7 @@ lex_error(Parser *P, IsoErrorKind kind, int64 line, const char *fmt,...)
 	va_start(ap, fmt);
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(e->message);
 	return false;
 }
 
@@ -1579,6 +1583,7 @@ defer_invalid(Parser *P, const Tok *t, const char *detail, const char *hint,
 	va_start(ap, fmt);
 	vsnprintf(de->message, sizeof(de->message), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(de->message);
 	snprintf(de->detail, sizeof(de->detail), "%s", detail);
 	snprintf(de->hint, sizeof(de->hint), "%s", hint);
 }

@@ -7,6 +7,7 @@
 #include "port.h"
 
 #include "infer_int.h"
+#include "text.h"
 
 void
 iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key, uint32 value,
@@ -112,7 +113,7 @@ iso_infer_build_write_map(Builder *b, IsoParseError *err)
 			err->kind = ISO_PARSE_DUPLICATE;
 			snprintf(err->message, sizeof(err->message),
 					 "value \"%.*s\" is written to key \"%.*s\" more than once",
-					 Min(vl, 40), vs, Min(kl, 40), ks);
+					 iso_clip_len(vs, vl, 40), vs, iso_clip_len(ks, kl, 40), ks);
 			snprintf(err->detail, sizeof(err->detail),
 					 "Transactions %lld and %lld both write it.",
 					 (long long) first->txn_id,

@@ -170,3 +170,52 @@ iso_utf8_encode(char *o, uint32 cp)
 	}
 	return o;
 }
+
+/*
+ * How many bytes of s[0, len) (text in the database encoding) to show when
+ * at most max bytes fit: never a character cut in two.
+ */
+int32
+iso_clip_len(const char *s, int32 len, int32 max)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	const unsigned char *e = p + len;
+	int32		keep = 0;
+
+	if (len <= max)
+		return len;
+	while (keep < max)
+	{
+		int			n = p[keep] < 0x80 ? 1 : iso_host_char_len(p + keep, e);
+
+		if (n == 0)
+			n = 1;				/* not text: byte by byte */
+		if (keep + n > max)
+			break;
+		keep += n;
+	}
+	return keep;
+}
+
+/*
+ * End a message (NUL-terminated, built of text in the database encoding)
+ * before a character that vsnprintf's truncation cut in two.
+ */
+void
+iso_trim_partial(char *buf)
+{
+	unsigned char *p = (unsigned char *) buf;
+	unsigned char *e = p + strlen(buf);
+
+	while (p < e)
+	{
+		int			n = *p < 0x80 ? 1 : iso_host_char_len(p, e);
+
+		if (n == 0)
+		{
+			*p = '\0';
+			return;
+		}
+		p += n;
+	}
+}

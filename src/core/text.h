@@ -14,5 +14,7 @@ extern int	iso_utf8_seq_len(const unsigned char *s, const unsigned char *end);
 extern const char *iso_quote_text(char *buf, const char *s, const char *end);
 extern int32 iso_hex4(const unsigned char *s);
 extern char *iso_utf8_encode(char *o, uint32 cp);
+extern int32 iso_clip_len(const char *s, int32 len, int32 max);
+extern void iso_trim_partial(char *buf);
 
 #endif							/* ISOGRAPH_TEXT_H */

@@ -115,6 +115,7 @@ wal_error(WalParser *W, IsoErrorKind kind, const char *detail, const char *hint,
 	va_start(ap, fmt);
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
 	va_end(ap);
+	iso_trim_partial(e->message);	/* a long quote may have been cut */
 	snprintf(e->detail, sizeof(e->detail), "%s", detail);
 	snprintf(e->hint, sizeof(e->hint), "%s", hint);
 	return false;

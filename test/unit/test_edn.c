@@ -7,6 +7,7 @@
  * AddressSanitizer catches any read past the end of the text.
  */
 #include "edn.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -975,6 +976,44 @@ test_encodings(void)
 	check_err("UTF-8: \\u0000 in a list element",
 			  "{:type :ok, :value [[:r 1 [\"a\" \"\\u0000\"]]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "NUL character \\u0000");
 	is_str(iso_host_encoding_name(), "UTF8", "standalone host: UTF8 by default");
+	{
+		/* a message cut by its buffer ends before a character, never inside one */
+		char		text[2048];
+		char		k[400],
+					v[400];
+		Sink		s;
+		EdnStats	st;
+		IsoParseError e;
+		const unsigned char *m;
+		bool		valid = true;
+		int			i;
+
+		k[0] = v[0] = '\0';
+		for (i = 0; i < 60; i++)
+		{
+			strcat(k, "\xe6\xbc\xa2");
+			strcat(v, "\xe5\xad\x97");
+		}
+		snprintf(text, sizeof(text), "{:type :ok, :value [[:w \"%s\" \"%s\"]]}\n{:type :ok, :value [[:w \"%s\" \"%s\"]]}",
+				 k, v, k, v);
+		sink_init(&s);
+		ok(!parse_n(text, strlen(text), UNK, &s, &st, &e) && e.kind == ISO_PARSE_DUPLICATE &&
+		   strlen(e.message) > 200, "UTF-8: duplicate write of long kanji key and value fails (%zu bytes)", strlen(e.message));
+		for (m = (const unsigned char *) e.message; *m && valid; m++)
+		{
+			if (*m >= 0x80)
+			{
+				int			n = iso_utf8_seq_len(m, m + strlen((const char *) m));
+
+				valid = n > 0;
+				m += n > 0 ? n - 1 : 0;
+			}
+		}
+		ok(valid, "UTF-8: the cut message is valid UTF-8");
+		free(s.buf);
+		ok(iso_clip_len("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 5) == 4, "iso_clip_len keeps whole characters");
+		ok(iso_clip_len("ab", 2, 5) == 2, "iso_clip_len of a short text");
+	}
 
 	/* LATIN1 */
 	iso_standalone_encoding = ISO_STANDALONE_LATIN1;
@@ -1024,6 +1063,7 @@ test_encodings(void)
 			  "{:type :ok, :value [[:w \"\\u0000\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "NUL character");
 	check_err("LATIN1: quotes in messages keep the encoding's characters",
 			  "{:type :ok, :value [[:w \"caf\xe9\" 1 2]]}", UNK, ISO_PARSE_INVALID, 1, 1, "caf\xe9");
+	ok(iso_clip_len("\xe9\xe9\xe9", 3, 2) == 2, "LATIN1: iso_clip_len byte by byte");
 	iso_standalone_encoding = ISO_STANDALONE_UTF8;
 	check_err("UTF-8 again: the same byte is invalid",
 			  "{:type :ok, :value [[:w \"caf\xe9\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "invalid UTF-8 byte 0xe9");
