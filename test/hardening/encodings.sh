@@ -220,4 +220,22 @@ run_encoding UTF8   'k\u6f22\ud83d\ude00' 'k\u00e9' 'v\u5b57' 'v\uD83D\uDE00' 'k
 run_encoding LATIN1 'caf\u00e9' 'cr\u00e8me' 'na\u00efve' '\u00c9t\u00e9'     'caf\00E9' 'cr\00E8me' 'na\00EFve' '\00C9t\00E9'        'ü'   '\u6f22'
 run_encoding EUC_JP 'k\u6f22' 'k\u5b57' 'v\u6771' 'v\u4eac'                 'k\6F22' 'k\5B57' 'v\6771' 'v\4EAC'                     '漢字' '\ud83d\ude00'
 
+# SQL_ASCII has no conversion from UTF-8: a non-ASCII escape is rejected
+# (as PostgreSQL's own U&'' and JSON do there), ASCII escapes and raw bytes load
+diag "--- SQL_ASCII"
+db=iso_enc_sql_ascii
+DBS+=("$db")
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
+	-c "CREATE DATABASE $db TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'" >/dev/null &&
+	q -d "$db" -c "CREATE EXTENSION isograph" >/dev/null
+ok $? "SQL_ASCII: database created, extension installed"
+history 'caf\u00e9' 2 1 2 >"$WORK/ascii-lacks.edn"
+err=$(load "$db" lacks "$WORK/ascii-lacks.edn")
+grep -qF "ERROR:  22P05: escape '\u00e9' in string '\"caf\u00e9\"' has no equivalent in encoding \"SQL_ASCII\"" <<<"$err"
+ok $? "SQL_ASCII: non-ASCII escape: 22P05"
+history 'k\u0041' 'café' 1 2 >"$WORK/ascii-ok.edn"
+h=$(load "$db" ok "$WORK/ascii-ok.edn")
+out=$(q -d "$db" -c "SELECT count(*) FROM iso_event WHERE history_id = ${h:-0} AND key IN ('kA', 'café')" 2>&1)
+eq "$out" "6" "SQL_ASCII: ASCII escapes and raw bytes load"
+
 finish
