@@ -147,7 +147,9 @@ iso_host_char_len(const unsigned char *s, const unsigned char *end)
  * for the parser to report with the history's line (PostgreSQL 16 has this
  * as pg_unicode_to_server_noerror; pg_unicode_to_server, which the JSON
  * parser uses, throws its own error without the line).  Looked up once per
- * backend: the database encoding never changes.
+ * backend, as the server itself does for the client encoding: the database
+ * encoding never changes.  isograph's functions run with search_path
+ * pg_catalog first, so the lookup finds the built-in default conversion.
  */
 static bool conv_looked_up = false;
 static bool conv_found = false;

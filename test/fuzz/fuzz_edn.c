@@ -7,9 +7,12 @@
  * three modes get exercised.  The callback checks the EdnTxn invariants and
  * reads every byte of every slice; on failure the error must be complete.
  * Each input is parsed twice, with and without the parser's fast paths,
- * which must agree on every transaction and error.
+ * which must agree on every transaction and error.  A quarter of the inputs
+ * are read as in a LATIN1 database; keys, values and messages must be text
+ * of the encoding.
  */
 #include "edn.h"
+#include "text.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +26,23 @@ fail(const char *what)
 {
 	fprintf(stderr, "fuzz_edn invariant violated: %s\n", what);
 	abort();
+}
+
+/* Every byte string the parser makes must be text of the host's encoding. */
+static void
+check_text(const char *p, size_t n, const char *what)
+{
+	const unsigned char *s = (const unsigned char *) p;
+	const unsigned char *e = s + n;
+
+	while (s < e)
+	{
+		int			k = *s < 0x80 ? 1 : iso_host_char_len(s, e);
+
+		if (k == 0)
+			fail(what);
+		s += k;
+	}
 }
 
 static unsigned sink;
@@ -48,6 +68,7 @@ touch(IsoSlice s, bool may_be_null)
 			fail("NUL byte in a key or value");
 		sink += (unsigned char) s.ptr[i];
 	}
+	check_text(s.ptr, (size_t) s.len, "a key or value is not text of the encoding");
 }
 
 typedef struct State
@@ -159,6 +180,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	State		st;
 	bool		ok;
 
+	/* a quarter of the inputs as in a LATIN1 database (port.h) */
+	iso_standalone_encoding = (size % 4 == 1) ? ISO_STANDALONE_LATIN1 : ISO_STANDALONE_UTF8;
 	st.calls = 0;
 	st.stop_at = (size % 7 == 3) ? 2 : -1;	/* sometimes stop early */
 	st.digest = 0;
@@ -208,6 +231,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("error without a line");
 		if (memchr(err.message, '\0', sizeof(err.message)) == NULL)
 			fail("unterminated message");
+		check_text(err.message, strlen(err.message), "the message is not text of the encoding");
+		check_text(err.detail, strlen(err.detail), "the detail is not text of the encoding");
+		check_text(err.hint, strlen(err.hint), "the hint is not text of the encoding");
 	}
 	return 0;
 }

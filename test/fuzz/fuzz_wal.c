@@ -3,6 +3,7 @@
  *	  libFuzzer harness for wal_parse() (standalone build).
  */
 #include "wal.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,23 @@ fail(const char *what)
 {
 	fprintf(stderr, "fuzz_wal invariant violated: %s\n", what);
 	abort();
+}
+
+/* Every byte string the parser makes must be text of the host's encoding. */
+static void
+check_text(const char *p, size_t n, const char *what)
+{
+	const unsigned char *s = (const unsigned char *) p;
+	const unsigned char *e = s + n;
+
+	while (s < e)
+	{
+		int			k = *s < 0x80 ? 1 : iso_host_char_len(s, e);
+
+		if (k == 0)
+			fail(what);
+		s += k;
+	}
 }
 
 static unsigned sink;
@@ -32,6 +50,7 @@ touch(IsoSlice s)
 			fail("NUL byte in a key or value");
 		sink += (unsigned char) s.ptr[i];
 	}
+	check_text(s.ptr, (size_t) s.len, "a key or value is not text of the encoding");
 }
 
 typedef struct State
@@ -63,6 +82,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64		skipped = -1;
 	bool		ok;
 
+	/* a quarter of the inputs as in a LATIN1 database (port.h) */
+	iso_standalone_encoding = (size % 4 == 1) ? ISO_STANDALONE_LATIN1 : ISO_STANDALONE_UTF8;
 	st.calls = 0;
 	st.last_line = 0;
 	st.stop_at = (size % 5 == 2) ? 1 : -1;
@@ -76,5 +97,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ok && err.kind != ISO_PARSE_OK &&
 		(err.message[0] == '\0' || err.detail[0] == '\0' || err.hint[0] == '\0' || err.line < 1))
 		fail("incomplete error");
+	if (!ok && err.kind != ISO_PARSE_OK)
+	{
+		check_text(err.message, strlen(err.message), "the message is not text of the encoding");
+		check_text(err.detail, strlen(err.detail), "the detail is not text of the encoding");
+		check_text(err.hint, strlen(err.hint), "the hint is not text of the encoding");
+	}
 	return 0;
 }
