@@ -1352,7 +1352,10 @@ unescape_string(Parser *P, const Tok *t, IsoSlice *out)
 					return false;
 				}
 				if (cp < 0x80)
-					n = (*o = (char) cp, 1);
+				{
+					*o = (char) cp;
+					n = 1;
+				}
 				else if (P->utf8)
 					n = (int) (iso_utf8_encode(o, cp) - o);
 				else
