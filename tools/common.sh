@@ -81,9 +81,11 @@ iso_free_port() {
 	exit 1
 }
 
-# Start a fresh cluster; exports PGHOST, PGPORT, PGUSER, PGDATABASE.
+# Start a fresh cluster; exports PGHOST, PGPORT, PGUSER, PGDATABASE.  A
+# cluster kept by tools/demo.sh --keep is stopped first (same directory).
 iso_cluster_start() {
 	local dir="$ISO_ROOT/.cluster"
+	if [ -f "$ISO_ROOT/.cluster.env" ]; then "$ISO_ROOT/tools/stop.sh" >/dev/null 2>&1 || true; fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if [ "$(id -u)" -eq 0 ]; then
@@ -106,6 +108,18 @@ iso_cluster_start() {
 		start >/dev/null
 	export PGHOST=$dir PGPORT PGUSER=postgres PGDATABASE=postgres
 	trap iso_cluster_stop EXIT
+}
+
+# Leave the cluster running when the calling script exits (tools/demo.sh
+# --keep): its connection settings go to .cluster.env, which tools/stop.sh
+# reads to stop it.
+iso_cluster_keep() {
+	trap - EXIT
+	{
+		echo "export PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER PGDATABASE=$PGDATABASE"
+		echo "ISO_CLUSTER_DIR=$ISO_CLUSTER_DIR"
+		echo "PG_BIN=$PG_BIN"
+	} >"$ISO_ROOT/.cluster.env"
 }
 
 iso_cluster_stop() {

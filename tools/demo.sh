@@ -7,7 +7,16 @@
 #                                 bench/isograph-gen: 1000 transactions of
 #                                 10 clients, with one write skew planted
 #   tools/demo.sh history.edn     a Jepsen EDN history of your own
+#   tools/demo.sh --keep [...]    the same, and leave the cluster running
+#                                 (with the demo history loaded) for psql
+#                                 and isograph-record; tools/stop.sh ends it
 . "$(dirname "$0")/common.sh"
+
+keep=0
+if [ "${1:-}" = --keep ]; then
+	keep=1
+	shift
+fi
 
 iso_install_packages
 iso_build
@@ -43,3 +52,19 @@ SELECT level, holds, violations, strongest FROM iso_levels(:history_id);
 \x on
 SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('ser', :history_id);
 SQL
+
+if [ "$keep" = 1 ]; then
+	make -C "$ISO_ROOT/client" -s >/dev/null
+	iso_cluster_keep
+	cat <<EOF
+
+The cluster keeps running (PostgreSQL 15, port $PGPORT, socket in $PGHOST).
+Connect to it from this shell with:
+
+  . $ISO_ROOT/.cluster.env
+  psql                                  # the demo history is loaded there
+  $ISO_ROOT/client/isograph-record --target dbname=postgres --store dbname=postgres --check
+
+Stop and delete it with: tools/stop.sh
+EOF
+fi

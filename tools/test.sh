@@ -3,7 +3,8 @@
 # cluster, then run pg_regress (expected/) and the isolation specs
 # (test/specs), the pgTAP specs (test/pgtap),
 # the standalone C unit tests (test/unit), a bounded fuzz run (test/fuzz)
-# and the client's tests (test/client).  Ends with "N passed, N failed".
+# and the client's tests (test/client).  Prints each suite's passed/total checks
+# (e.g. "ok   regress 22/22") and ends with "N passed, N failed".
 #
 #   tools/test.sh                  everything
 #   FUZZ_SECONDS=10 tools/test.sh  shorter fuzzing (default 30 s per target)
@@ -22,6 +23,26 @@ passed=0
 failed=0
 failures=()
 
+# counts LOG: "passed/total" of the checks a suite's log reports, from the
+# forms it has: unit-test summaries ("# name: N passed, M failed"),
+# pg_regress lines ("test name ... ok"), pg_prove's "Files=F, Tests=N"
+# (with "Failed M/N subtests"), or bare TAP lines ("ok N", "not ok N").
+counts() {
+	awk '
+		/^# [^ ]+: [0-9]+ passed, [0-9]+ failed/ { sp += $3; sf += $5; next }
+		/^(test|     ) *[^ ]+ +\.\.\. ok/ { sp++; next }
+		/^(test|     ) *[^ ]+ +\.\.\. FAILED/ { sf++; next }
+		/^Files=[0-9]+, Tests=[0-9]+/ { split($2, a, "="); pt += a[2] + 0; next }
+		/Failed [0-9]+\/[0-9]+ subtests/ { match($0, /Failed [0-9]+/); pf += substr($0, RSTART + 7, RLENGTH - 7); next }
+		/^ok [0-9]+/ { tp++; next }
+		/^not ok [0-9]+/ { if ($0 ~ /# TODO/) tp++; else tf++; next }
+		END {
+			# prove summarises the TAP lines it shows: count one or the other
+			if (pt > 0) { p = sp + pt - pf; f = sf + pf } else { p = sp + tp; f = sf + tf }
+			if (p + f > 0) printf "%d/%d", p, p + f
+		}' "$1"
+}
+
 # run NAME COMMAND...: one suite; its output goes to .cluster/NAME.log
 run() {
 	local name=$1
@@ -29,11 +50,12 @@ run() {
 	iso_log "$name"
 	if "$@" >"$ISO_CLUSTER_DIR/$name.log" 2>&1; then
 		passed=$((passed + 1))
-		printf '    ok   %s\n' "$name" >&2
+		printf '    ok   %s %s\n' "$name" "$(counts "$ISO_CLUSTER_DIR/$name.log")" >&2
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		printf '    FAIL %s (log follows; kept in failed-logs/%s.log)\n' "$name" "$name" >&2
+		printf '    FAIL %s %s (log follows; kept in failed-logs/%s.log)\n' "$name" \
+			"$(counts "$ISO_CLUSTER_DIR/$name.log")" "$name" >&2
 		mkdir -p "$ISO_ROOT/failed-logs"
 		cp "$ISO_CLUSTER_DIR/$name.log" "$ISO_ROOT/failed-logs/" 2>/dev/null || true
 		# the failed checks first (TAP), then the end of the log

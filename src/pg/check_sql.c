@@ -401,7 +401,7 @@ static const char *const dot_colors[ISO_EDGE_NTYPES] = {
 };
 
 static void
-append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge)
+append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge, bool faint)
 {
 	char	   *key = iso_key_text(build, edge->key);
 
@@ -414,9 +414,13 @@ append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge)
 		appendStringInfoChar(out, ' ');
 		append_dot_label(out, key);
 	}
-	appendStringInfo(out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
-					 dot_colors[edge->type], dot_colors[edge->type],
-					 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+	/* faint: the edge statement's defaults (set by the caller) apply */
+	if (faint)
+		appendStringInfo(out, "\"%s];\n", edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
+	else
+		appendStringInfo(out, "\", color=\"%s\", fontcolor=\"%s\"%s];\n",
+						 dot_colors[edge->type], dot_colors[edge->type],
+						 edge->type == ISO_EDGE_RW ? ", style=dashed" : "");
 }
 
 /*
@@ -425,7 +429,8 @@ append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge)
  * drawn transactions instead, unless that is dense too.
  */
 static void
-append_dot_dense_realtime(StringInfo out, const IsoBuild *build, const uint32 *wanted)
+append_dot_dense_realtime(StringInfo out, const IsoBuild *build, const uint32 *wanted,
+						  bool faint)
 {
 	uint32	   *subset = palloc(sizeof(uint32) * Max(build->inf.n_vertices, 1));
 	uint32		n = 0;
@@ -445,60 +450,231 @@ append_dot_dense_realtime(StringInfo out, const IsoBuild *build, const uint32 *w
 						 "its transitive reduction has %llu edges\n",
 						 n, (unsigned long long) info.n_reduction);
 	for (i = 0; i < buf.n; i++)
-		append_dot_edge(out, build, &buf.edges[i]);
+		append_dot_edge(out, build, &buf.edges[i], faint);
 	pfree(buf.edges);
 	pfree(subset);
 }
 
-/*
- * iso_dot(history_id bigint, txns bigint[]) returns text
- */
-Datum
-iso_dot(PG_FUNCTION_ARGS)
+/* One transaction asked for by iso_dot, and whether the history has it. */
+typedef struct DotTxn
 {
-	int64		history_id = PG_GETARG_INT64(0);
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	Datum	   *elems;
-	bool	   *enulls;
+	int64		id;
+	bool		found;
+} DotTxn;
+
+/* The steps of a witness cycle given to iso_dot: T[i] -type[i] key[i]-> T[i+1]. */
+typedef struct DotCycle
+{
 	int			n;
-	IsoBuild	build;
+	int64	   *txns;
+	char	  **types;
+	char	  **keys;			/* NULL entries: no key */
+} DotCycle;
+
+/*
+ * The transactions to draw, as a hash of DotTxn; every one must be in the
+ * history (else an empty picture would look like "no edge between them").
+ */
+static HTAB *
+dot_wanted_ids(const Datum *elems, const bool *enulls, int n)
+{
 	HASHCTL		ctl;
 	HTAB	   *ids;
-	uint32	   *wanted;
-	StringInfoData out;
-	StringInfoData op;
-	uint32		v;
 	int			i;
 
-	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
-	iso_build_open(&build, history_id);
-
-	/* which vertices to draw: those of the listed transactions */
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(int64);
-	ctl.entrysize = sizeof(int64);
+	ctl.entrysize = sizeof(DotTxn);
 	ctl.hcxt = CurrentMemoryContext;
 	ids = hash_create("isograph dot transactions", Max(n, 16), &ctl,
 					  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	for (i = 0; i < n; i++)
 	{
 		int64		id = DatumGetInt64(elems[i]);
+		bool		found;
+		DotTxn	   *t;
 
-		if (!enulls[i])
-			hash_search(ids, &id, HASH_ENTER, NULL);
+		if (enulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("transaction ids to draw must not be null")));
+		t = hash_search(ids, &id, HASH_ENTER, &found);
+		if (!found)
+			t->found = false;
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	return ids;
+}
+
+static void
+refuse_missing_ids(HTAB *ids, int64 history_id)
+{
+	HASH_SEQ_STATUS seq;
+	DotTxn	   *t;
+	StringInfoData missing;
+	long		n_missing = 0;
+
+	initStringInfo(&missing);
+	hash_seq_init(&seq, ids);
+	while ((t = hash_seq_search(&seq)) != NULL)
+	{
+		if (t->found)
+			continue;
+		if (n_missing < 10)
+			appendStringInfo(&missing, "%s%lld", n_missing ? ", " : "", (long long) t->id);
+		n_missing++;
+	}
+	if (n_missing > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%ld of the transactions to draw %s not in history %lld",
+						n_missing, n_missing == 1 ? "is" : "are", (long long) history_id),
+				 errdetail("Not in the history: %s%s.", missing.data, n_missing > 10 ? ", ..." : ""),
+				 errhint("The ids are txn_id values of iso_event; iso_check's cycle column lists a witness's.")));
+}
+
+static char *
+text_array_element(const Datum *elems, const bool *nulls, int i)
+{
+	return nulls[i] ? NULL : TextDatumGetCString(elems[i]);
+}
+
+/* The witness cycle from iso_dot's edge_types and keys arguments. */
+static void
+dot_cycle_from_args(FunctionCallInfo fcinfo, const Datum *txns, int n, DotCycle *cycle)
+{
+	Datum	   *types;
+	bool	   *tnulls;
+	int			ntypes;
+	Datum	   *keys = NULL;
+	bool	   *knulls = NULL;
+	int			nkeys = 0;
+	int			i;
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
+					  &types, &tnulls, &ntypes);
+	if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), TEXTOID, -1, false, TYPALIGN_INT,
+						  &keys, &knulls, &nkeys);
+	if (ntypes != n || (keys != NULL && nkeys != n))
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("a witness needs one edge type%s per transaction of its cycle",
+						keys != NULL ? " and one key" : ""),
+				 errdetail("The cycle has %d transactions, edge_types %d elements%s.", n, ntypes,
+						   keys != NULL ? psprintf(", keys %d", nkeys) : ""),
+				 errhint("Pass the cycle, edge_types and keys columns of one iso_check row.")));
+	cycle->n = n;
+	cycle->txns = palloc(sizeof(int64) * Max(n, 1));
+	cycle->types = palloc(sizeof(char *) * Max(n, 1));
+	cycle->keys = palloc0(sizeof(char *) * Max(n, 1));
+	for (i = 0; i < n; i++)
+	{
+		IsoEdgeType type;
+
+		cycle->txns[i] = DatumGetInt64(txns[i]);
+		cycle->types[i] = text_array_element(types, tnulls, i);
+		if (cycle->types[i] == NULL || !iso_edge_type_parse(cycle->types[i], &type))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown edge type \"%s\" in a witness", cycle->types[i] ? cycle->types[i] : "NULL"),
+					 errhint("Edge types are ww, wr, rw, so and rt, as iso_check's edge_types column gives them.")));
+		if (keys != NULL)
+			cycle->keys[i] = text_array_element(keys, knulls, i);
+	}
+}
+
+/* Whether a graph edge is one of the witness's steps (then drawn as such). */
+static bool
+dot_edge_in_cycle(const IsoBuild *build, const IsoEdge *edge, const DotCycle *cycle)
+{
+	int64		from = iso_vertex_txn_id(build, edge->from);
+	int64		to = iso_vertex_txn_id(build, edge->to);
+	int			i;
+
+	for (i = 0; i < cycle->n; i++)
+		if (cycle->txns[i] == from && cycle->txns[(i + 1) % cycle->n] == to &&
+			strcmp(cycle->types[i], iso_edge_type_name(edge->type)) == 0)
+			return true;
+	return false;
+}
+
+/* The witness's steps: bold, numbered in cycle order. */
+static void
+append_dot_cycle(StringInfo out, const DotCycle *cycle)
+{
+	int			i;
+
+	for (i = 0; i < cycle->n; i++)
+	{
+		IsoEdgeType type;
+
+		(void) iso_edge_type_parse(cycle->types[i], &type);
+		appendStringInfo(out, "  T%lld -> T%lld [label=\"%d: %s",
+						 (long long) cycle->txns[i],
+						 (long long) cycle->txns[(i + 1) % cycle->n], i + 1, cycle->types[i]);
+		if (cycle->keys[i])
+		{
+			appendStringInfoChar(out, ' ');
+			append_dot_label(out, cycle->keys[i]);
+		}
+		appendStringInfo(out, "\", color=\"%s\", fontcolor=\"%s\", penwidth=3, style=bold];\n",
+						 dot_colors[type], dot_colors[type]);
+	}
+}
+
+/*
+ * iso_dot(history_id bigint, txns bigint[]) returns text
+ * iso_dot(history_id bigint, cycle bigint[], edge_types text[], keys text[] DEFAULT NULL)
+ *
+ * The second form draws a witness (the columns of an iso_check row): the
+ * cycle's own edges bold and numbered, the other edges among its
+ * transactions faint.
+ */
+Datum
+iso_dot(PG_FUNCTION_ARGS)
+{
+	int64		history_id;
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+	IsoBuild	build;
+	HTAB	   *ids;
+	uint32	   *wanted;
+	DotCycle	cycle = {0};
+	bool		witness = PG_NARGS() > 2;
+	StringInfoData out;
+	StringInfoData op;
+	uint32		v;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || (witness && PG_ARGISNULL(2)))
+		PG_RETURN_NULL();
+	history_id = PG_GETARG_INT64(0);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &n);
+	ids = dot_wanted_ids(elems, enulls, n);
+	if (witness)
+		dot_cycle_from_args(fcinfo, elems, n, &cycle);
+	iso_build_open(&build, history_id);
+
+	/* which vertices to draw: those of the listed transactions */
 	wanted = palloc0(sizeof(uint32) * Max(build.inf.n_vertices, 1));
 	for (v = 0; v < build.inf.n_vertices; v++)
 	{
 		int64		id = iso_vertex_txn_id(&build, v);
+		DotTxn	   *t = hash_search(ids, &id, HASH_FIND, NULL);
 
-		if (hash_search(ids, &id, HASH_FIND, NULL) != NULL)
+		if (t != NULL)
+		{
 			wanted[v] = 1;
+			t->found = true;
+		}
 		if ((v & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	refuse_missing_ids(ids, history_id);
 
 	initStringInfo(&out);
 	initStringInfo(&op);
@@ -526,6 +702,12 @@ iso_dot(PG_FUNCTION_ARGS)
 		}
 		appendStringInfoString(&out, "\\l\"];\n");
 	}
+	if (witness)
+	{
+		append_dot_cycle(&out, &cycle);
+		/* everything drawn after this is context, not the cycle */
+		appendStringInfoString(&out, "  edge [color=\"#c8c8c8\", fontcolor=\"#a0a0a0\", penwidth=0.6];\n");
+	}
 	for (v = 0; v < build.inf.n_vertices; v++)
 	{
 		uint64		e;
@@ -537,12 +719,15 @@ iso_dot(PG_FUNCTION_ARGS)
 		{
 			const IsoEdge *edge = &build.inf.graph.edges[e];
 
-			if (iso_edge_is_listed(&build, edge) && wanted[edge->to])
-				append_dot_edge(&out, &build, edge);
+			if (!iso_edge_is_listed(&build, edge) || !wanted[edge->to])
+				continue;
+			if (witness && dot_edge_in_cycle(&build, edge, &cycle))
+				continue;
+			append_dot_edge(&out, &build, edge, witness);
 		}
 	}
 	if (build.inf.realtime.dense)
-		append_dot_dense_realtime(&out, &build, wanted);
+		append_dot_dense_realtime(&out, &build, wanted, witness);
 	appendStringInfoString(&out, "}\n");
 	iso_build_close(&build);
 	PG_RETURN_TEXT_P(cstring_to_text(out.data));

@@ -20,6 +20,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "check.h"
 #include "cycle.h"
 #include "history.h"
 #include "isograph.h"
@@ -131,6 +132,36 @@ read_edges(int64 history_id, IsoGraph *graph, int64 **txn_ids, IsoStrTab *keys)
 }
 
 /*
+ * No stored edge: a history whose events do give edges was never
+ * materialized (or its edges were deleted), and an empty result would read
+ * as "no violation".  A history whose events give none (a single
+ * transaction, independent ones, or edges imported without events) really
+ * has no cycle: that is the only case that returns nothing.
+ */
+static void
+refuse_unmaterialized(int64 history_id)
+{
+	IsoBuild	build;
+	uint64		listed = 0;
+	uint64		e;
+
+	iso_build_open(&build, history_id);
+	for (e = 0; e < build.inf.graph.n_edges; e++)
+		if (iso_edge_is_listed(&build, &build.inf.graph.edges[e]))
+			listed++;
+	iso_build_close(&build);
+	if (listed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("history %lld has no materialized edges", (long long) history_id),
+				 errdetail_plural("Its events give %llu dependency edge, which is not in iso_edge.",
+								  "Its events give %llu dependency edges, none of which is in iso_edge.",
+								  (unsigned long) listed, (unsigned long long) listed),
+				 errhint("Run SELECT iso_materialize_graph(%lld) first, or use iso_check, which builds the graph itself.",
+						 (long long) history_id)));
+}
+
+/*
  * iso_check_edges(level text, history_id bigint, max_witnesses integer DEFAULT NULL)
  *
  * Not STRICT, so that a NULL max_witnesses means the setting; a NULL level
@@ -178,6 +209,8 @@ iso_check_edges(PG_FUNCTION_ARGS)
 				 errmsg("history %lld does not exist", (long long) history_id)));
 	read_edges(history_id, &graph, &txn_ids, &keys);
 	iso_snapshot_pop();
+	if (graph.n_edges == 0)
+		refuse_unmaterialized(history_id);
 
 	memset(&cycles, 0, sizeof(cycles));
 	iso_find_cycles(&graph, level, max_witnesses, &cycles);

@@ -32,7 +32,17 @@ SELECT * FROM iso_check('read-committed', :g1a);
 -- Graphviz DOT of a witness: the transactions with their micro-ops, typed edges.
 SELECT iso_dot(:fork, cycle) FROM iso_check('si', :fork);
 SELECT iso_dot(:fork, '{}');
-SELECT iso_dot(:fork, '{0,99}');
+-- transactions the history does not have are an error, not an empty picture
+SELECT iso_dot(:fork, '{0,99,-7}');
+SELECT iso_dot(:fork, '{0,NULL}');
+-- a witness: its cycle's edges bold and numbered in cycle order, the
+-- other edges among its transactions faint
+SELECT cycle, edge_types, keys FROM iso_check('si', :fork);
+SELECT iso_dot(history_id, cycle, edge_types, keys) FROM iso_check('si', :fork);
+SELECT iso_dot(history_id, cycle, edge_types) LIKE '%T0 -> T1 [label="1: wr", color%' AS without_keys
+  FROM iso_check('si', :fork);
+SELECT iso_dot(history_id, cycle, edge_types[1:1]) FROM iso_check('si', :fork);
+SELECT iso_dot(:fork, '{0,1}', '{rw,xx}');
 
 -- The same level under every alias, case-insensitive.
 SELECT alias, count(c.level) AS violations, min(c.level) AS canonical
@@ -114,4 +124,17 @@ INSERT INTO iso_edge (history_id, from_txn, to_txn, type, key) VALUES
   (:imp, 10, 20, 'rw', 'x'), (:imp, 20, 30, 'wr', 'y'), (:imp, 30, 40, 'rw', 'z'), (:imp, 40, 10, 'wr', 'w');
 SELECT * FROM iso_check_edges('si', :imp);
 SELECT * FROM iso_check_edges('psi', :imp);
+-- a history never materialized is not "clean": iso_check_edges says so,
+-- unless its events give no edge at all (then there is no cycle to find)
+SELECT iso_load_jepsen('not-materialized', $$
+{:type :ok, :value [[:append 1 1]]}
+{:type :ok, :value [[:r 1 [1]]]}
+$$) AS notmat \gset
+SELECT * FROM iso_check_edges('ser', :notmat);
+SELECT iso_materialize_graph(:notmat) AS edges;
+SELECT count(*) FROM iso_check_edges('ser', :notmat);
+SELECT iso_load_jepsen('no-edges', $$
+{:type :ok, :value [[:append 1 1]]}
+$$) AS noedges \gset
+SELECT count(*) FROM iso_check_edges('ser', :noedges);
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;

@@ -1,0 +1,119 @@
+/*
+ * bench_levels.c
+ *	  All nine verdicts of an EDN history in memory, phase by phase, without
+ *	  PostgreSQL: what iso_levels_jepsen does, for profiling the core with
+ *	  perf and measuring its peak memory (printed from /proc/self/status).
+ *
+ *	  build/bench_levels FILE.edn
+ */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime under -std=c99 */
+
+#include "port.h"
+#include "cycle.h"
+#include "edn.h"
+#include "history.h"
+#include "history_edn.h"
+#include "infer.h"
+#include "levels.h"
+#include "names.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long
+peak_rss_kb(void)
+{
+	FILE	   *f = fopen("/proc/self/status", "r");
+	char		line[256];
+	long		kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			sscanf(line + 6, "%ld", &kb);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+int
+main(int argc, char **argv)
+{
+	FILE	   *f;
+	char	   *text;
+	long		len;
+	IsoHistory	h;
+	EdnStats	stats;
+	IsoParseError err;
+	IsoInference inf;
+	IsoInferOptions opt = {false, false};
+	IsoSccCache *cache;
+	double		t0, t1, t2, t3, t4;
+	int			l;
+
+	if (argc != 2 || (f = fopen(argv[1], "rb")) == NULL)
+	{
+		fprintf(stderr, "usage: bench_levels FILE.edn\n");
+		return 2;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = iso_alloc((size_t) len + 1);
+	if (fread(text, 1, (size_t) len, f) != (size_t) len)
+		return 2;
+	fclose(f);
+	t0 = now();
+	if (!iso_history_parse_edn(text, (size_t) len, ISO_WORKLOAD_UNKNOWN, &h, &stats, &err))
+	{
+		fprintf(stderr, "parse error: %s\n", err.message);
+		return 1;
+	}
+	iso_free(text);
+	t1 = now();
+	if (!iso_infer(&h, NULL, &opt, &inf, &err))
+	{
+		fprintf(stderr, "infer error: %s\n", err.message);
+		return 1;
+	}
+	t2 = now();
+	cache = iso_scc_cache_create();
+	iso_scc_cache_prime(cache, &inf.graph);
+	t3 = now();
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		IsoCycleList cycles;
+		double		s = now();
+		bool		v;
+
+		memset(&cycles, 0, sizeof(cycles));
+		v = iso_find_cycles_cached(&inf.graph, (IsoLevel) l, 3, &cycles, cache);
+		printf("  %-28s %s %.3f s\n", iso_level_name((IsoLevel) l),
+			   v ? "violated" : "holds   ", now() - s);
+	}
+	t4 = now();
+	{
+		uint64		counts[ISO_EDGE_NTYPES];
+		int			t;
+
+		iso_graph_count(&inf.graph, counts);
+		printf("edges by type:");
+		for (t = 0; t < ISO_EDGE_NTYPES; t++)
+			printf(" %s %llu", iso_edge_type_name((IsoEdgeType) t), (unsigned long long) counts[t]);
+		printf(" (%zu bytes each)\n", sizeof(IsoEdge));
+	}
+	printf("txns %u, edges %llu: parse %.2f s, infer+graph %.2f s, scc %.2f s, "
+		   "levels %.2f s, total %.2f s, peak RSS %ld MB\n",
+		   inf.n_vertices, (unsigned long long) inf.graph.n_edges,
+		   t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, peak_rss_kb() / 1024);
+	return 0;
+}
