@@ -579,6 +579,9 @@ lock_for_events(int64 history_id)
 	LockedHistory *entry;
 	bool		found;
 
+	/* nobody writes events in a read-only transaction (nor on a standby) */
+	if (XactReadOnly)
+		return;
 	if (locked_histories == NULL || locked_lxid != MyProc->lxid)
 	{
 		HASHCTL		ctl;

@@ -46,3 +46,11 @@ INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
 DELETE FROM iso_history WHERE history_id <= 0;
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history
                                   WHERE name LIKE 'ids-%') d;
+
+-- iso_history_has_image locks the history's row for a writer of its
+-- events; a read-only transaction writes none, and may still call it
+SELECT iso_load_jepsen('ids-ro', '{:type :ok, :value [[:append :x 1]]}') AS ro \gset
+BEGIN TRANSACTION READ ONLY;
+SELECT iso_history_has_image(:ro);
+COMMIT;
+SELECT iso_delete_history(:ro);
