@@ -66,6 +66,7 @@ build_infer(IsoBuild *build)
 bool
 iso_build_try_open(IsoBuild *build, int64 history_id)
 {
+	iso_history_id_check(history_id);
 	memset(build, 0, sizeof(*build));
 	build->history_id = history_id;
 	iso_snapshot_push_latest();

@@ -7,6 +7,7 @@
 
 #include "miscadmin.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -14,6 +15,7 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 
 #include "check.h"
 #include "isograph.h"
@@ -25,6 +27,28 @@ PG_FUNCTION_INFO_V1(iso_levels_jepsen);
 PG_FUNCTION_INFO_V1(iso_dot);
 
 #define CHECK_NATTS 9
+
+/* The anomaly of iso_check's row for a history it could not check. */
+#define UNINTERPRETABLE "uninterpretable"
+
+/*
+ * While iso_check runs one history in a subtransaction: the resource owner
+ * the result's tuplestore belongs to.  A tuplestore that spills to a
+ * temporary file registers the file with the current resource owner, which
+ * must not be the subtransaction's (released or rolled back per history).
+ */
+static ResourceOwner check_store_owner = NULL;
+
+static void
+put_check_row(Tuplestorestate *store, TupleDesc desc, Datum *values, bool *nulls)
+{
+	ResourceOwner owner = CurrentResourceOwner;
+
+	if (check_store_owner != NULL)
+		CurrentResourceOwner = check_store_owner;
+	tuplestore_putvalues(store, desc, values, nulls);
+	CurrentResourceOwner = owner;
+}
 
 static IsoLevel
 parse_level(text *t)
@@ -119,7 +143,7 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 	values[6] = text_array(keys, length);
 	values[7] = CStringGetTextDatum(buf.data);
 	values[8] = values[4];
-	tuplestore_putvalues(store, desc, values, nulls);
+	put_check_row(store, desc, values, nulls);
 }
 
 static void
@@ -153,7 +177,7 @@ put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a
 	values[6] = text_array(keys, keys[0] ? 1 : 0);
 	values[7] = CStringGetTextDatum(buf.data);
 	values[8] = int8_array(txns, n);
-	tuplestore_putvalues(store, desc, values, nulls);
+	put_check_row(store, desc, values, nulls);
 }
 
 /*
@@ -200,7 +224,117 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 }
 
 /*
+ * Whether an error stops iso_check over every history instead of becoming
+ * that history's row: a cancel or shutdown (57), a serialization failure
+ * or deadlock (40), a lack of resources (53) or I/O (58), an internal
+ * error (XX).  Errors of the history itself (its data, 22; a value written
+ * twice, 23; isograph.memory_limit, 54; ...) are its row.
+ */
+static bool
+stops_every_check(const ErrorData *edata)
+{
+	switch (ERRCODE_TO_CATEGORY(edata->sqlerrcode))
+	{
+		case ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION):
+		case ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK):
+		case ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES):
+		case ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR):
+		case ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR):
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* iso_check's row for a history it could not check: what the error said. */
+static void
+put_uninterpretable_row(int64 history_id, const char *name, IsoLevel level,
+						const ErrorData *edata, ReturnSetInfo *rsinfo)
+{
+	Datum		values[CHECK_NATTS];
+	bool		nulls[CHECK_NATTS];
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s: %s (SQLSTATE %s)", UNINTERPRETABLE,
+					 edata->message ? edata->message : "unknown error",
+					 unpack_sql_state(edata->sqlerrcode));
+	if (edata->detail)
+		appendStringInfo(&buf, "; %s", edata->detail);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int64GetDatum(history_id);
+	nulls[1] = name == NULL;
+	values[1] = name ? CStringGetTextDatum(name) : (Datum) 0;
+	values[2] = CStringGetTextDatum(iso_level_name(level));
+	values[3] = CStringGetTextDatum(UNINTERPRETABLE);
+	values[4] = int8_array(NULL, 0);
+	values[5] = text_array(NULL, 0);
+	values[6] = text_array(NULL, 0);
+	values[7] = CStringGetTextDatum(buf.data);
+	values[8] = int8_array(NULL, 0);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * Check one history of iso_check over every history, in a subtransaction
+ * (as a PL/pgSQL exception block does): an ERROR while reading or checking
+ * it becomes its "uninterpretable" row and the next history is checked.
+ * Rows it wrote before the error stay.  A history deleted since the list
+ * was made is skipped.
+ */
+static void
+check_one_of_all(int64 history_id, IsoLevel level, uint32 max_witnesses,
+				 ReturnSetInfo *rsinfo)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	IsoBuild   *build = palloc0(sizeof(IsoBuild));
+
+	BeginInternalSubTransaction(NULL);
+	/* the build lives in the caller's context, not the subtransaction's */
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		check_store_owner = owner;
+		if (iso_build_try_open(build, history_id))
+		{
+			check_level(build, level, max_witnesses, rsinfo->setResult,
+						rsinfo->setDesc, NULL);
+			iso_build_close(build);
+		}
+		check_store_owner = NULL;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		check_store_owner = NULL;
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (build->cxt != NULL)
+			MemoryContextDelete(build->cxt);
+		if (stops_every_check(edata))
+			ReThrowError(edata);
+		put_uninterpretable_row(history_id, build->name, level, edata, rsinfo);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	pfree(build);
+}
+
+/*
  * iso_check(level text, history_id bigint DEFAULT NULL, max_witnesses integer DEFAULT NULL)
+ *
+ * Over every history (history_id NULL), a history that cannot be checked
+ * is a row of its own (check_one_of_all); one history's ERROR is an ERROR.
  */
 Datum
 iso_check(PG_FUNCTION_ARGS)
@@ -208,8 +342,6 @@ iso_check(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	IsoLevel	level;
 	uint32		max_witnesses;
-	List	   *ids;
-	ListCell   *lc;
 
 	iso_settings_ready();
 	max_witnesses = (uint32) iso_max_witnesses;
@@ -231,28 +363,21 @@ iso_check(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(1))
-		ids = iso_all_history_ids();
+	{
+		List	   *ids = iso_all_history_ids();
+		ListCell   *lc;
+
+		foreach(lc, ids)
+		{
+			CHECK_FOR_INTERRUPTS();
+			check_one_of_all(*(int64 *) lfirst(lc), level, max_witnesses, rsinfo);
+		}
+	}
 	else
 	{
-		int64	   *id = palloc(sizeof(int64));
-
-		*id = PG_GETARG_INT64(1);
-		ids = list_make1(id);
-	}
-
-	foreach(lc, ids)
-	{
 		IsoBuild	build;
-		int64		id = *(int64 *) lfirst(lc);
 
-		/* checking every history: skip one deleted since the list was made */
-		if (PG_ARGISNULL(1))
-		{
-			if (!iso_build_try_open(&build, id))
-				continue;
-		}
-		else
-			iso_build_open(&build, id);
+		iso_build_open(&build, PG_GETARG_INT64(1));
 		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
 		iso_build_close(&build);
 	}

@@ -192,6 +192,7 @@ iso_check_edges(PG_FUNCTION_ARGS)
 				 errhint("iso_check_edges checks one history's stored edges; iso_check(level) checks every history.")));
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	history_id = PG_GETARG_INT64(1);
+	iso_history_id_check(history_id);
 	iso_settings_ready();
 	max_witnesses = PG_ARGISNULL(2) ? (uint32) iso_max_witnesses :
 		(uint32) Max(PG_GETARG_INT32(2), 1);

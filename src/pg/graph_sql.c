@@ -94,7 +94,8 @@ iso_materialize_graph(PG_FUNCTION_ARGS)
 	uint64		i;
 
 	/* one materialization of a history at a time, and no delete meanwhile */
-	iso_history_lock(history_id, true);
+	iso_history_id_check(history_id);
+	iso_history_lock(history_id);
 	iso_build_open(&build, history_id);
 
 	args[0] = Int64GetDatum(history_id);

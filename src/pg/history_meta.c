@@ -148,40 +148,68 @@ history_gone(int64 history_id)
 }
 
 /*
- * Lock a history's row before writing rows that reference it: our bulk
- * writer (writer.c) bypasses the foreign keys, so this is what keeps a
- * concurrent iso_delete_history from leaving orphans.  exclusive serializes
- * writers of the same derived rows (iso_materialize_graph).  ERROR if the
- * history is gone (or invisible to the caller).
+ * ERROR unless history_id can name a stored history: ids are positive (0 is
+ * the EDN text a check parses itself, build.c), and no negative id stands
+ * for "every history" anywhere; that is a path of its own.
  */
 void
-iso_history_lock(int64 history_id, bool exclusive)
+iso_history_id_check(int64 history_id)
+{
+	if (history_id <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("history_id must be positive, not %lld", (long long) history_id),
+				 errdetail("Stored histories have ids from 1 up."),
+				 errhint("See SELECT history_id, name FROM iso_history.")));
+}
+
+/*
+ * Lock a history's row, FOR NO KEY UPDATE, the one lock every writer of the
+ * history's rows takes before it reads or writes them (image_store.c's
+ * header has the argument): iso_save_image, the iso_event triggers,
+ * iso_materialize_graph, iso_load_versions and iso_load_jepsen.  Our bulk
+ * writer (writer.c) bypasses the foreign keys, so this is also what keeps a
+ * concurrent iso_delete_history (which locks the row FOR UPDATE by deleting
+ * it) from leaving orphans.  Returns false if the history is gone (or
+ * invisible to the caller); under REPEATABLE READ or SERIALIZABLE a row
+ * changed since the transaction's snapshot is a serialization failure.
+ */
+bool
+iso_history_try_lock(int64 history_id)
 {
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1];
+	bool		found;
 	int			ret;
 
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR %s",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY),
-										 exclusive ? "NO KEY UPDATE" : "KEY SHARE"),
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
 								1, argtypes, args, NULL, false, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
-	if (SPI_processed != 1)
-		history_gone(history_id);
+	found = SPI_processed == 1;
 	SPI_finish();
+	return found;
+}
+
+/* iso_history_try_lock, with an ERROR if the history is gone. */
+void
+iso_history_lock(int64 history_id)
+{
+	iso_history_id_check(history_id);
+	if (!iso_history_try_lock(history_id))
+		history_gone(history_id);
 }
 
 /*
- * Write-lock the history row and return its events_rev.  The write (an
- * UPDATE that changes nothing) conflicts with the trigger's bump of
- * events_rev by any concurrent change of the events: under READ COMMITTED
- * one waits for the other and the image ends up of the newest events or
- * outdated by a higher revision; under REPEATABLE READ or SERIALIZABLE the
- * later one fails with a serialization error.  Either way no image can
- * claim a revision whose events it does not hold.
+ * Lock the history row as iso_history_lock does, by an UPDATE that changes
+ * nothing but makes a new row version, and return its events_rev
+ * (iso_save_image).  A writer of the history's events that locks the row
+ * after us waits for our end, then sees our image (READ COMMITTED) or, its
+ * snapshot older than our row version, fails to serialize (REPEATABLE READ
+ * or SERIALIZABLE): image_store.c's header has the whole argument.
  */
 int64
 iso_history_lock_rev(int64 history_id)
@@ -190,6 +218,7 @@ iso_history_lock_rev(int64 history_id)
 	int64		rev;
 	int			ret;
 
+	iso_history_id_check(history_id);
 	SPI_connect();
 	ret = exec_on_history("UPDATE %s SET events_rev = events_rev "
 						  "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",

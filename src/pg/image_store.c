@@ -9,21 +9,46 @@
  *
  * - Only this file writes images: no role has INSERT or UPDATE on the
  *   table, and the writer builds them from events the caller can read.
+ * - One lock per history, taken first: every writer of a history's rows
+ *   locks the history's iso_history row FOR NO KEY UPDATE
+ *   (iso_history_lock) before it reads or writes them: iso_save_image,
+ *   iso_load_jepsen, iso_load_versions, iso_materialize_graph, and for any
+ *   INSERT, UPDATE, DELETE or COPY on iso_event the row triggers' WHEN
+ *   function, iso_history_has_image(), for every row's history, image or
+ *   not (once per history and (sub)transaction, so a COPY of a new history
+ *   pays one cached test per row).  iso_delete_history deletes the row
+ *   (FOR UPDATE, stronger) before its cascade reaches the other tables.
  * - Any change to a history's events outdates its image in the same
- *   transaction: row triggers on iso_event, guarded by
- *   iso_history_has_image() so that rows of histories without an image
- *   (every COPY of a new history) cost one cached test, bump
- *   iso_history.events_rev and drop the image.  (Statement triggers with
- *   transition tables would copy every inserted row: a 10M-transaction COPY
- *   spilled gigabytes.)  iso_history_has_image looks with the latest
- *   snapshot, so a writer whose own snapshot predates an image still sees
- *   it; its bump of events_rev then conflicts with the saver's.
- * - iso_save_image takes a SHARE lock on iso_event (no change of any
- *   history's events can be in progress or start while it reads) and runs
- *   only under READ COMMITTED, so the events it reads are all the
- *   committed ones.
- * - A check uses an image only if its events_rev is current, it fits this
- *   build's layout, its checksums match and every id in it is in bounds.
+ *   transaction: after taking the lock, iso_history_has_image() looks for
+ *   an image with the latest snapshot and, if there is one, the trigger
+ *   bumps iso_history.events_rev and drops the image.  (Statement triggers
+ *   with transition tables would copy every inserted row: a 10M-transaction
+ *   COPY spilled gigabytes.)
+ * - iso_save_image takes the lock by updating the row (events_rev =
+ *   events_rev, a new row version), runs only under READ COMMITTED and
+ *   reads the events with a snapshot taken after the lock.  Take a saver S
+ *   and a writer W of the same history: one of them gets the lock first.
+ *   If W does, S waits for W to end, and its snapshot holds all of W's rows
+ *   if W committed (also the rows W stored before its trigger took the
+ *   lock: they are W's, committed with it).  If S does, W waits for S to
+ *   end; under READ COMMITTED it then sees S's image and drops it in its
+ *   own transaction; under REPEATABLE READ or SERIALIZABLE its lock finds a
+ *   row version newer than its snapshot and fails to serialize, so its rows
+ *   never commit.  Either way a committed image holds every committed event
+ *   of its history.  A check reads the history row, the image and the
+ *   events under one snapshot and uses an image only if its events_rev is
+ *   current, it fits this build's layout, its checksums match and every id
+ *   in it is in bounds.
+ *
+ * Only the one history's row is locked: loads and checks of other
+ * histories never wait for a saver (a table lock on iso_event did that
+ * until 0.3.0).  The lock order is the same everywhere: the history row
+ * first, then its rows in other tables; a transaction that writes several
+ * histories orders them itself.  TRUNCATE iso_event is the one exception:
+ * it holds the table's lock and then drops every image the caller can see,
+ * without touching iso_history rows (a saver holding a history row waits
+ * for that table lock before it writes anything, so nothing waits in a
+ * cycle); its events are gone for every later snapshot.
  *
  * The checksums (CRC-32C, one per section and one of the header) are what
  * turn damage into a WARNING: the bounds checks alone let a changed byte
@@ -40,7 +65,7 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "commands/trigger.h"
-#include "storage/lmgr.h"
+#include "utils/hsearch.h"
 #include "storage/proc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -81,9 +106,8 @@ enum
 static void forget_image_state(void);
 
 /*
- * Run "<verb> <table><rest>" for the rows of one history, or of every
- * history the caller can see when history_id < 0 (as the caller: row-level
- * security applies).
+ * Run "<verb> <table><rest> WHERE history_id = $1" for the rows of one
+ * history, as the caller (row-level security applies).
  */
 static void
 exec_for_history(const char *verb, IsoTable table, const char *rest,
@@ -93,12 +117,12 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 	Datum		args[1];
 	int			ret;
 
+	Assert(history_id > 0);
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("%s %s%s%s", verb, iso_qualified_table_name(table), rest,
-										 history_id >= 0 ?
-										 " WHERE history_id OPERATOR(pg_catalog.=) $1" : ""),
-								history_id >= 0 ? 1 : 0, argtypes, args, NULL, false, 0);
+	ret = SPI_execute_with_args(psprintf("%s %s%s WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 verb, iso_qualified_table_name(table), rest),
+								1, argtypes, args, NULL, false, 0);
 	if (ret != expected)
 		elog(ERROR, "could not change %s: %s", iso_table_name(table),
 			 SPI_result_code_string(ret));
@@ -154,11 +178,29 @@ seal_header(IsoImageLayout *layout)
 	layout->header.header_crc = header_checksum(&layout->header);
 }
 
-/* Drop the stored image of one history (all: history_id < 0). */
+/* Drop the stored image of one history. */
 static void
 drop_image(int64 history_id)
 {
 	exec_for_history("DELETE FROM", ISO_TABLE_IMAGE, "", history_id, SPI_OK_DELETE);
+}
+
+/*
+ * Drop the image of every history the caller can see (TRUNCATE iso_event),
+ * as the caller: row-level security applies.
+ */
+static void
+drop_all_images(void)
+{
+	int			ret;
+
+	SPI_connect();
+	ret = SPI_execute(psprintf("DELETE FROM %s", iso_qualified_table_name(ISO_TABLE_IMAGE)),
+					  false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not change %s: %s", iso_table_name(ISO_TABLE_IMAGE),
+			 SPI_result_code_string(ret));
+	SPI_finish();
 }
 
 /*
@@ -481,6 +523,7 @@ iso_save_image(PG_FUNCTION_ARGS)
 	int64		events_rev;
 	int			s;
 
+	iso_history_id_check(history_id);
 	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, &name, &workload))
 		ereport(ERROR,
@@ -494,8 +537,7 @@ iso_save_image(PG_FUNCTION_ARGS)
 				 errmsg("iso_save_image must run in a READ COMMITTED transaction"),
 				 errdetail("The image must hold every committed event; a transaction snapshot may be older than the events."),
 				 errhint("Run it in its own transaction, or in one started with ISOLATION LEVEL READ COMMITTED.")));
-	/* no change of iso_event may run alongside: see the header comment */
-	LockRelationOid(iso_table_oid(ISO_TABLE_EVENT), ShareLock);
+	/* the history's lock, then its events: see the header comment */
 	events_rev = iso_history_lock_rev(history_id);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph save image",
 								ALLOCSET_DEFAULT_SIZES);
@@ -509,11 +551,63 @@ iso_save_image(PG_FUNCTION_ARGS)
 }
 
 /*
- * Whether history_id has an image, for the WHEN clause of the row triggers
- * (called for every row written to iso_event): remembered per history,
- * transaction and command, looked up with the latest snapshot otherwise.
+ * The histories this transaction locked for writing their events, with the
+ * subtransaction that locked each (a lock taken in a subtransaction that
+ * rolls back is gone, so any other subtransaction locks again: a no-op if
+ * a parent holds it).  In TopTransactionContext, made anew per transaction.
  */
-static int64 known_history = -1;
+typedef struct LockedHistory
+{
+	int64		history_id;
+	SubTransactionId subxid;
+} LockedHistory;
+
+static HTAB *locked_histories = NULL;
+static LocalTransactionId locked_lxid = InvalidLocalTransactionId;
+
+/*
+ * Lock history_id's row as a writer of its events does (the header
+ * comment), once per history and subtransaction.  A history the caller
+ * cannot see (any more) is not locked: its row was deleted by this
+ * transaction (iso_delete_history's cascade reaching iso_event) or the
+ * row's foreign key or row-level security rejects the write.
+ */
+static void
+lock_for_events(int64 history_id)
+{
+	SubTransactionId subxid = GetCurrentSubTransactionId();
+	LockedHistory *entry;
+	bool		found;
+
+	/* nobody writes events in a read-only transaction (nor on a standby) */
+	if (XactReadOnly)
+		return;
+	if (locked_histories == NULL || locked_lxid != MyProc->lxid)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(int64);
+		ctl.entrysize = sizeof(LockedHistory);
+		ctl.hcxt = TopTransactionContext;
+		locked_histories = hash_create("isograph locked histories", 16, &ctl,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		locked_lxid = MyProc->lxid;
+	}
+	entry = hash_search(locked_histories, &history_id, HASH_ENTER, &found);
+	if (found && entry->subxid == subxid)
+		return;
+	entry->subxid = InvalidSubTransactionId;	/* until the lock is ours */
+	(void) iso_history_try_lock(history_id);
+	entry->subxid = subxid;
+}
+
+/*
+ * Whether history_id has an image, for the WHEN clause of the row triggers
+ * (called for every row written to iso_event): first the history's lock
+ * (lock_for_events), then the image, remembered per history, transaction
+ * and command, looked up with the latest snapshot otherwise.
+ */
+static int64 known_history = 0;
 static bool known_has_image;
 static LocalTransactionId known_lxid = InvalidLocalTransactionId;
 static CommandId known_cid;
@@ -545,8 +639,11 @@ image_exists_now(int64 history_id)
 static bool
 has_image(int64 history_id)
 {
-	CommandId	cid = GetCurrentCommandId(false);
+	CommandId	cid;
 
+	iso_history_id_check(history_id);
+	lock_for_events(history_id);
+	cid = GetCurrentCommandId(false);
 	if (known_lxid != MyProc->lxid || known_cid != cid || known_history != history_id)
 	{
 		known_has_image = image_exists_now(history_id);
@@ -561,7 +658,8 @@ has_image(int64 history_id)
  * iso_history_has_image(history_id bigint) returns boolean
  *
  * No SET search_path (unlike the other functions): it is called per row
- * and resolves no names.
+ * and resolves its names schema-qualified.  It locks the history's row
+ * (the header comment): the triggers call it for every row.
  */
 Datum
 iso_history_has_image(PG_FUNCTION_ARGS)
@@ -569,7 +667,8 @@ iso_history_has_image(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(has_image(PG_GETARG_INT64(0)));
 }
 
-/* Bump events_rev and drop the image of one history (all: history_id < 0). */
+/* Bump events_rev and drop the image of one history, whose row this
+ * transaction has locked (has_image). */
 static void
 outdate_image(int64 history_id)
 {
@@ -584,8 +683,9 @@ outdate_image(int64 history_id)
 	known_cid = GetCurrentCommandId(false);
 }
 
-static int64
-tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
+/* The row's history_id; false if it has none (NULL, or no such column). */
+static bool
+tuple_history_id(TriggerData *trigdata, HeapTuple tuple, int64 *history_id)
 {
 	bool		isnull;
 	/* by name: a dropped and re-added column moves (table_layout.c) */
@@ -593,10 +693,12 @@ tuple_history_id(TriggerData *trigdata, HeapTuple tuple)
 	Datum		d;
 
 	if (attnum == InvalidAttrNumber)
-		return -1;
+		return false;
 	d = heap_getattr(tuple, attnum, RelationGetDescr(trigdata->tg_relation), &isnull);
-
-	return isnull ? -1 : DatumGetInt64(d);
+	if (isnull)
+		return false;
+	*history_id = DatumGetInt64(d);
+	return true;
 }
 
 /*
@@ -625,7 +727,9 @@ iso_event_changed(PG_FUNCTION_ARGS)
 				 errhint("It is isograph's own trigger function; do not attach it to other tables.")));
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
 	{
-		outdate_image(-1);
+		/* every history at once: its own path, no history row (header) */
+		drop_all_images();
+		forget_image_state();
 		return PointerGetDatum(NULL);
 	}
 	if (!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
@@ -635,20 +739,22 @@ iso_event_changed(PG_FUNCTION_ARGS)
 
 	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
 	{
-		int64		old_id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
-		int64		new_id = tuple_history_id(trigdata, trigdata->tg_newtuple);
+		int64		old_id;
+		int64		new_id;
+		bool		have_old = tuple_history_id(trigdata, trigdata->tg_trigtuple, &old_id);
+		bool		have_new = tuple_history_id(trigdata, trigdata->tg_newtuple, &new_id);
 
-		if (has_image(old_id))
+		if (have_old && has_image(old_id))
 			outdate_image(old_id);
-		if (new_id != old_id && has_image(new_id))
+		if (have_new && (!have_old || new_id != old_id) && has_image(new_id))
 			outdate_image(new_id);
 		result = trigdata->tg_newtuple;
 	}
 	else
 	{
-		int64		id = tuple_history_id(trigdata, trigdata->tg_trigtuple);
+		int64		id;
 
-		if (has_image(id))
+		if (tuple_history_id(trigdata, trigdata->tg_trigtuple, &id) && has_image(id))
 			outdate_image(id);
 		result = trigdata->tg_trigtuple;
 	}

@@ -109,7 +109,9 @@ extern void iso_history_finish_load(int64 history_id, const char *workload, int6
 									IsoTimeSource time_source);
 extern IsoTimeSource iso_history_time_source(int64 history_id);
 extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workload);
-extern void iso_history_lock(int64 history_id, bool exclusive);
+extern void iso_history_id_check(int64 history_id);
+extern bool iso_history_try_lock(int64 history_id);
+extern void iso_history_lock(int64 history_id);
 extern int64 iso_history_lock_rev(int64 history_id);
 
 extern text *iso_slice_to_text(IsoSlice slice);

@@ -384,6 +384,8 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 										  iso_workload_name(expected == ISO_WORKLOAD_UNKNOWN ?
 															ISO_WORKLOAD_LIST_APPEND : expected),
 										  "jepsen-edn");
+	/* the lock every writer of a history's rows takes first (image_store.c) */
+	iso_history_lock(state.history_id);
 	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
 											  "isograph load rows",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -621,6 +623,7 @@ iso_load_versions(PG_FUNCTION_ARGS)
 	IsoParseError err;
 	int64		skipped;
 
+	iso_history_id_check(history_id);
 	iso_snapshot_push_latest();
 	if (!iso_history_lookup(history_id, NULL, &workload))
 		ereport(ERROR,
@@ -632,7 +635,7 @@ iso_load_versions(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("history %lld is a list-append history", (long long) history_id),
 				 errdetail("List reads reveal the version order; a version log is only for rw-register histories.")));
-	iso_history_lock(history_id, false);
+	iso_history_lock(history_id);
 	if (history_has_versions(history_id))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),

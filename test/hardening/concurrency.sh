@@ -7,7 +7,11 @@
 #  3. deleting a history while another session checks it: the check
 #     finishes on its snapshot with the full result;
 #  4. formerly known bugs: iso_check over all histories while one is deleted,
-#     and two sessions materializing the same graph.
+#     and two sessions materializing the same graph;
+#  5. 8 sessions mixing iso_save_image, iso_delete_history,
+#     iso_materialize_graph, loads, COPY and INSERTs into iso_event on shared
+#     and separate histories (CONC_SECONDS, default 15): no deadlock, and
+#     every image is current at the end.
 . "$(dirname "$0")/lib.sh"
 
 # ---- 1. parallel checks of different histories ----
@@ -144,6 +148,104 @@ ok $([ $rc -eq 0 ] && [ "$got" = "$ref" ] && echo 0 || echo 1) "the running chec
 gone=$(psql -X -q -A -t -c "SELECT count(*) FROM iso_levels($big)" 2>&1)
 grep -q "does not exist" <<<"$gone"
 ok $? "the next check says the history does not exist"
+
+# ---- 5. 8 sessions: saves, deletes, graphs, loads and COPY, no deadlock ----
+# Every writer of a history's rows locks its iso_history row first
+# (src/pg/image_store.c); iso_save_image used to take a SHARE lock on
+# iso_event before it, and deadlocked with iso_delete_history,
+# iso_materialize_graph and user transactions that write events.
+conc_edn='{:type :ok, :process 0, :value [[:append :a 1] [:r :b []]]} {:type :ok, :process 1, :value [[:append :b 1] [:r :a [1]]]}'
+for n in conc5-s1 conc5-s2 conc5-churn conc5-own-{0..7}; do
+	q -v edn="$conc_edn" <<<"SELECT iso_load_jepsen('$n', :'edn')" >/dev/null
+done
+q -c "SELECT count(iso_save_image(history_id)) FROM iso_history WHERE name LIKE 'conc5-%'" >/dev/null
+deadlocks0=$(q -c "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+conc_seconds=${CONC_SECONDS:-15}
+declare -A conc_id
+for n in conc5-s1 conc5-s2 conc5-own-{0..7}; do
+	conc_id[$n]=$(q -c "SELECT history_id FROM iso_history WHERE name = '$n'")
+done
+# conc_script I: a psql script of random operations for session I, each run
+# only in the first conc_seconds (one session, one connection)
+conc_script() {
+	local i=$1 n name h ins
+	RANDOM=$((i * 7919 + 17))
+	echo "\\set edn '$conc_edn'"
+	echo "SELECT clock_timestamp() + interval '$conc_seconds s' AS end_at \\gset"
+	for n in $(seq 1 3000); do
+		case $((RANDOM % 4)) in
+			0) name=conc5-s1 ;; 1) name=conc5-s2 ;; 2) name=conc5-churn ;; *) name=conc5-own-$i ;;
+		esac
+		h="(SELECT history_id FROM iso_history WHERE name = '$name')"
+		# a new transaction appending a new value to a new key: the history stays valid
+		ins="INSERT INTO iso_event (history_id, txn_id, process, status, pos, op, key, value)
+  SELECT history_id, $((i * 10000000 + n * 10)) + k, $i, 'ok', 0, 'append', 'c$i-$n-' || k, '1'
+    FROM iso_history, generate_series(1, 3) k WHERE name = '$name';"
+		echo "SELECT clock_timestamp() < :'end_at' AS go \\gset"
+		echo "\\if :go"
+		echo "\\echo op"
+		case $((RANDOM % 9)) in
+		0) echo "SELECT iso_save_image($h);" ;;
+		1) echo "BEGIN; SELECT iso_save_image($h); SELECT pg_catalog.pg_sleep(0.05); COMMIT;" ;;
+		2) echo "$ins" ;;
+		3)	# COPY, as a loader does (the churn history's id changes: INSERT there)
+			if [ "$name" = conc5-churn ]; then echo "$ins"; else
+				echo "COPY iso_event (history_id, txn_id, process, status, pos, op, key, value) FROM STDIN WITH (FORMAT csv);"
+				echo "${conc_id[$name]},$((i * 10000000 + n * 10)),$i,ok,0,append,c$i-$n-copy,1"
+				echo "${conc_id[$name]},$((i * 10000000 + n * 10 + 1)),$i,ok,0,append,c$i-$n-copy,2"
+				echo '\.'
+			fi ;;
+		4) echo "SELECT iso_materialize_graph($h);" ;;
+		5) echo "BEGIN; SELECT iso_materialize_graph($h);"; echo "$ins"; echo "COMMIT;" ;;
+		6) echo "BEGIN;"; echo "$ins"; echo "SELECT iso_save_image($h); COMMIT;" ;;
+		7)	# delete and re-create the shared churn history, or load, check
+			# and delete a history of its own
+			if [ $((RANDOM % 2)) = 0 ]; then
+				echo "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'conc5-churn';"
+				echo "SELECT iso_load_jepsen('conc5-churn', :'edn');"
+			else
+				echo "SELECT count(*) FROM iso_levels(iso_load_jepsen('conc5-tmp-$i-$n', :'edn'));"
+				echo "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'conc5-tmp-$i-$n';"
+			fi ;;
+		*) echo "SELECT count(*) FROM iso_check('ser', $h); SELECT vertices FROM iso_graph_stats($h);" ;;
+		esac
+		echo "\\endif"
+	done
+}
+for i in 0 1 2 3 4 5 6 7; do conc_script "$i" >"$WORK/conc5.$i.sql"; done
+conc_session() {	# conc_session I: its script, in one connection
+	psql -X -q -A -t -f "$WORK/conc5.$1.sql" 2>"$WORK/conc5.$1.err" | grep -c '^op$' >"$WORK/conc5.$1.ops"
+}
+pids=()
+for i in 0 1 2 3 4 5 6 7; do conc_session "$i" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+ops=$(cat "$WORK"/conc5.*.ops | paste -sd+ | bc)
+cat "$WORK"/conc5.*.err >"$WORK/conc5.err"
+diag "8 sessions, ${conc_seconds} s: $ops operations; errors by kind:"
+grep -o 'ERROR: .*' "$WORK/conc5.err" | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -8 | while read -r l; do diag "  $l"; done
+sleep 1	# the sessions' statistics reach pg_stat_database as they exit
+deadlocks=$(q -c "SELECT pg_catalog.pg_stat_clear_snapshot(); SELECT deadlocks - $deadlocks0 FROM pg_stat_database WHERE datname = current_database()" | tail -1)
+seen=$(grep -c 'deadlock detected' "$WORK/conc5.err")
+diag "deadlocks: $seen reported to the sessions, $deadlocks counted by the server"
+ok $([ "$seen" = 0 ] && [ "$deadlocks" = 0 ] && echo 0 || echo 1) "8 sessions mixing saves, deletes, graphs, loads and COPY: no deadlock"
+other=$(grep 'ERROR: ' "$WORK/conc5.err" | grep -vc 'does not exist\|already exists\|violates foreign key\|owner_name_key\|transaction is aborted\|deadlock detected')
+ok $([ "$other" = 0 ] && echo 0 || echo 1) "no error but of a history deleted or re-created by another session ($other others)"
+# every image is of the history's current events: a check with it equals a
+# check from the events
+stale=0
+imaged=0
+for id in $(q -c "SELECT history_id FROM iso_history WHERE name LIKE 'conc5-%'"); do
+	sig="SELECT md5(string_agg(x, ';' ORDER BY x)) FROM (
+	       SELECT format('%s %s', anomaly, cycle) FROM iso_check('ser', $id)
+	       UNION ALL SELECT format('%s', s) FROM iso_graph_stats($id) s) t(x)"
+	with=$(q -c "$sig")
+	from=$(q -c "SET isograph.use_image = off" -c "$sig")
+	[ "$with" = "$from" ] || { stale=$((stale + 1)); diag "history $id: the image and the events differ"; }
+	[ "$(q -c "SELECT count(*) > 0 FROM iso_history_image WHERE history_id = $id")" = t ] && imaged=$((imaged + 1))
+done
+diag "$imaged histories have an image at the end"
+ok $stale "every image is current: checks with it and from the events agree"
+q -c "SELECT count(iso_delete_history(history_id)) FROM iso_history WHERE name LIKE 'conc5-%'" >/dev/null
 
 for id in "${ids[@]}" "$lid" "$gid"; do q -c "SELECT iso_delete_history($id)" >/dev/null; done
 finish

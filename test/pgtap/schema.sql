@@ -46,7 +46,8 @@ SELECT col_is_null('iso_event', 'process');
 
 -- constraints reject rows the checker could not interpret
 SELECT throws_ok($$INSERT INTO iso_history (name, workload) VALUES ('x', 'bank')$$, '23514');
-SELECT throws_ok($$INSERT INTO iso_event VALUES (-1, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$,
+-- (a positive id: iso_history_has_image, in the triggers' WHEN, refuses ids <= 0 first)
+SELECT throws_ok($$INSERT INTO iso_event VALUES (999999999, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$,
                  '23503', NULL, 'events need their history');
 SELECT lives_ok($$INSERT INTO iso_history (history_id, name, workload) VALUES (-7, 'tap', 'rw-register')$$);
 SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'committed', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$, '23514');

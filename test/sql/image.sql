@@ -464,6 +464,7 @@ DROP ROLE regress_iso_image;
 
 ------------------------------------------------------------------------------
 -- b (end). TRUNCATE iso_event: the images of every history are gone.
+-- events_rev stays: TRUNCATE locks no history row (image_store.c).
 ------------------------------------------------------------------------------
 SELECT iso_save_image(:h) > 0 AS saved;
 SELECT name, events_rev, (SELECT count(*) FROM iso_history_image i
