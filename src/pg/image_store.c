@@ -82,8 +82,11 @@ static void forget_image_state(void);
 
 /*
  * Run "<verb> <table><rest>" for the rows of one history, or of every
- * history the caller can see when history_id < 0 (as the caller: row-level
- * security applies).
+ * history when history_id < 0 (TRUNCATE of the events, which only their
+ * owner can do).  As the tables' owner: roles cannot update events_rev or
+ * delete images (docs/security.md); the callers are the triggers on the
+ * events, for rows the caller could write, and the image writers, for a
+ * history they have looked up and locked as the caller.
  */
 static void
 exec_for_history(const char *verb, IsoTable table, const char *rest,
@@ -91,9 +94,11 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 {
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1];
+	IsoOwnerSwitch sw;
 	int			ret;
 
 	args[0] = Int64GetDatum(history_id);
+	iso_owner_begin(&sw);
 	SPI_connect();
 	ret = SPI_execute_with_args(psprintf("%s %s%s%s", verb, iso_qualified_table_name(table), rest,
 										 history_id >= 0 ?
@@ -103,6 +108,7 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 		elog(ERROR, "could not change %s: %s", iso_table_name(table),
 			 SPI_result_code_string(ret));
 	SPI_finish();
+	iso_owner_end(&sw);
 }
 
 /* CRC-32C of len bytes, with interrupt checks between parts. */
