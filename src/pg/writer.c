@@ -52,6 +52,9 @@ iso_writer_open(IsoTableWriter *writer, IsoTable table)
 	{
 		Oid			pubid = iso_table_public_oid(table);
 
+		if (!OidIsValid(pubid))
+			pubid = relid;		/* the view was dropped: the table's */
+
 		aclresult = pg_class_aclcheck(pubid, GetUserId(), ACL_INSERT);
 		if (aclresult != ACLCHECK_OK)
 			aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(pubid)),

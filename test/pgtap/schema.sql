@@ -48,7 +48,7 @@ SELECT col_is_null('iso_event', 'process');
 SELECT throws_ok($$INSERT INTO iso_history (name, workload) VALUES ('x', 'bank')$$, '23514');
 SELECT throws_ok($$INSERT INTO iso_event VALUES (-1, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$,
                  '23503', NULL, 'events need their history');
-SELECT lives_ok($$INSERT INTO iso_history (history_id, name, workload) VALUES (-7, 'tap', 'rw-register')$$);
+SELECT lives_ok($$INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (-7, 'tap', 'rw-register')$$);
 SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'committed', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$, '23514');
 SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'ok', NULL, NULL, 0, 'w', 'k', NULL, NULL, NULL)$$,
                  '23514', NULL, 'a write needs its value');
