@@ -93,7 +93,7 @@ rr=$(load_edn hardening-damage-rr "$WORK/damage-rr.edn")
 check_damage "list-append image" "$la"
 check_damage "rw-register image" "$rr"
 
-# ---- 2. iso_event with columns added, dropped and re-added ------------
+# ---- 2. iso_event_data with columns added, dropped and re-added ------------
 gen_edn "$WORK/layout.edn" --txns 3000 --processes 10 --keys 50 --seed 5 --inject G-single,G2-item
 chmod 644 "$WORK/layout.edn"
 # layout_load DDL: in one transaction, change iso_event, load, and print
@@ -107,7 +107,7 @@ BEGIN;
 $1
 SELECT iso_load_jepsen('hardening-layout', :'edn') AS h \gset
 SELECT 'rows', count(*), md5(string_agg(concat_ws(' ', txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list::text), ',' ORDER BY txn_id, pos))
-  FROM iso_event WHERE history_id = :h;
+  FROM iso_event_data WHERE history_id = :h;
 SELECT 'verdicts', string_agg(level || '=' || holds || '/' || violations, ' ' ORDER BY level) FROM iso_levels(:h);
 $2
 ROLLBACK;
