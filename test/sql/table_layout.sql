@@ -26,6 +26,10 @@ SELECT iso_load_jepsen('added-int', :'edn') AS h \gset
 SELECT x, count(*) FROM iso_event_data WHERE history_id = :h GROUP BY x;
 SELECT * FROM pg_temp.loaded(:h);
 SELECT pg_temp.verdicts(:h);
+-- rows written through the view iso_event are filled the same way
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
+VALUES (:h, 9, 'ok', 0, 'w', '3', '9');
+SELECT x, count(*) FROM iso_event_data WHERE history_id = :h AND txn_id = 9 GROUP BY x;
 ROLLBACK;
 
 -- 2. An added text column, no default: NULL in every row; and a volatile
@@ -37,6 +41,10 @@ SELECT iso_load_jepsen('added-text', :'edn') AS h \gset
 SELECT count(*) AS rows, count(note) AS notes, count(DISTINCT seq) AS seqs
   FROM iso_event_data WHERE history_id = :h;
 SELECT * FROM pg_temp.loaded(:h);
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
+VALUES (:h, 9, 'ok', 0, 'w', '3', '9'), (:h, 9, 'ok', 1, 'w', '4', '9');
+SELECT count(*) AS rows, count(note) AS notes, count(DISTINCT seq) AS seqs
+  FROM iso_event_data WHERE history_id = :h;
 ROLLBACK;
 
 -- 3. A column dropped and re-added: its attnum moves to the end; the load
