@@ -36,7 +36,7 @@ ALTER TABLE @extschema@.iso_history
 -- and can delete it (docs/security.md).
 ALTER TABLE @extschema@.iso_history ALTER COLUMN owner DROP DEFAULT;
 ALTER TABLE @extschema@.iso_history ALTER COLUMN owner TYPE regrole
-	USING pg_catalog.COALESCE(pg_catalog.to_regrole(pg_catalog.quote_ident(owner::pg_catalog.text)),
+	USING COALESCE(pg_catalog.to_regrole(pg_catalog.quote_ident(owner::pg_catalog.text)),
 							  '0'::pg_catalog.oid::pg_catalog.regrole);
 ALTER TABLE @extschema@.iso_history ALTER COLUMN owner SET DEFAULT @extschema@.iso_current_role();
 
