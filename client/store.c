@@ -58,7 +58,14 @@ store_name_free(PGconn *c, const char *schema, const char *name)
 	PGresult   *r;
 	bool		free_;
 
-	snprintf(sql, sizeof(sql), "SELECT 1 FROM %s.iso_history WHERE name = $1", schema);
+	/*
+	 * Names are unique per owner: a superuser sees every role's histories
+	 * and may reuse their names.  owner is the role's name up to isograph
+	 * 0.3.0 and a regrole (shown quoted as needed) since 0.4.0.
+	 */
+	snprintf(sql, sizeof(sql),
+			 "SELECT 1 FROM %s.iso_history WHERE name = $1 "
+			 "AND owner::text IN (current_user, quote_ident(current_user))", schema);
 	r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 	{

@@ -325,12 +325,3 @@ LANGUAGE C STABLE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_levels_jepsen(text, text) IS
 'iso_levels of an EDN history checked in memory, without storing it';
-
-CREATE FUNCTION @extschema@.iso_dot(history_id bigint, cycle bigint[], edge_types text[],
-	keys text[] DEFAULT NULL)
-RETURNS text
-AS 'MODULE_PATHNAME', 'iso_dot'
-LANGUAGE C VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION @extschema@.iso_dot(bigint, bigint[], text[], text[]) IS
-'Graphviz DOT of a witness (an iso_check row''s cycle, edge_types and keys): the cycle''s edges bold and numbered, the others faint';

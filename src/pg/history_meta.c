@@ -9,7 +9,9 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "isograph.h"
 
@@ -26,7 +28,24 @@ exec_on_history(const char *query_fmt, int64 history_id, bool read_only, long co
 								 1, argtypes, args, NULL, read_only, count);
 }
 
-/* Insert a history row and return its id. */
+/*
+ * SQL condition "the row's owner is the current role": owner is the role's
+ * oid (regrole) since 0.4.0, its name before.
+ */
+static char *
+owner_is_current_role(void)
+{
+	Oid			relid = iso_table_oid(ISO_TABLE_HISTORY);
+
+	if (get_atttype(relid, get_attnum(relid, "owner")) == REGROLEOID)
+		return psprintf("owner OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid", GetUserId());
+	return pstrdup("owner OPERATOR(pg_catalog.=) CURRENT_USER");
+}
+
+/*
+ * Insert a history row and return its id.  Names are unique per owner: a
+ * superuser, who sees every history, may use a name another role uses.
+ */
 int64
 iso_history_create(const char *name, const char *workload, const char *source)
 {
@@ -43,8 +62,8 @@ iso_history_create(const char *name, const char *workload, const char *source)
 
 	SPI_connect();
 
-	sql = psprintf("SELECT 1 FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
-				   iso_qualified_table_name(ISO_TABLE_HISTORY));
+	sql = psprintf("SELECT 1 FROM %s WHERE name OPERATOR(pg_catalog.=) $1 AND %s",
+				   iso_qualified_table_name(ISO_TABLE_HISTORY), owner_is_current_role());
 	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
@@ -76,6 +95,7 @@ iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
 {
 	Oid			argtypes[4] = {INT8OID, TEXTOID, INT8OID, TEXTOID};
 	Datum		args[4];
+	IsoOwnerSwitch sw;
 	char	   *sql;
 	int			ret;
 
@@ -84,6 +104,8 @@ iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
 	args[2] = Int64GetDatum(skipped);
 	args[3] = CStringGetTextDatum(iso_time_source_name(time_source));
 
+	/* the caller created the row in this transaction (iso_history_create) */
+	iso_owner_begin(&sw);
 	SPI_connect();
 	sql = psprintf("UPDATE %s SET workload = $2, skipped = $3, "
 				   "metadata = metadata OPERATOR(pg_catalog.||) "
@@ -94,6 +116,7 @@ iso_history_finish_load(int64 history_id, const char *workload, int64 skipped,
 	if (ret != SPI_OK_UPDATE)
 		elog(ERROR, "could not update iso_history: %s", SPI_result_code_string(ret));
 	SPI_finish();
+	iso_owner_end(&sw);
 }
 
 /*
@@ -214,11 +237,15 @@ iso_history_lock(int64 history_id)
 int64
 iso_history_lock_rev(int64 history_id)
 {
+	IsoOwnerSwitch sw;
 	bool		isnull;
 	int64		rev;
 	int			ret;
 
-	iso_history_id_check(history_id);
+	/* the caller's history (row-level security), locked before the write */
+	iso_history_lock(history_id);
+	/* events_rev is isograph's: roles cannot update it */
+	iso_owner_begin(&sw);
 	SPI_connect();
 	ret = exec_on_history("UPDATE %s SET events_rev = events_rev "
 						  "WHERE history_id OPERATOR(pg_catalog.=) $1 RETURNING events_rev",
@@ -229,7 +256,66 @@ iso_history_lock_rev(int64 history_id)
 		history_gone(history_id);
 	rev = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
+	iso_owner_end(&sw);
 	return rev;
+}
+
+/*
+ * iso_delete_history(history_id bigint) returns boolean: delete a history
+ * the caller can see (its own; any for a superuser) with its events,
+ * versions, edges and image; false if there is none (or NULL).  The
+ * history's row is locked first, as the caller (row-level security), then
+ * its rows are deleted as the tables' owner: roles have no DELETE on the
+ * tables.  The events are deleted explicitly (iso_event_data has no
+ * foreign key); the other tables follow by ON DELETE CASCADE.
+ */
+PG_FUNCTION_INFO_V1(iso_delete_history);
+
+Datum
+iso_delete_history(PG_FUNCTION_ARGS)
+{
+	int64		history_id;
+	IsoOwnerSwitch sw;
+	int			ret;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	history_id = PG_GETARG_INT64(0);
+	iso_history_id_check(history_id);
+
+	SPI_connect();
+	ret = exec_on_history("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+						  history_id, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+	{
+		SPI_finish();
+		PG_RETURN_BOOL(false);
+	}
+	SPI_finish();
+
+	iso_owner_begin(&sw);
+	SPI_connect();
+	if (iso_table_oid(ISO_TABLE_EVENT) != iso_table_public_oid(ISO_TABLE_EVENT))
+	{
+		Oid			argtypes[1] = {INT8OID};
+		Datum		args[1];
+
+		args[0] = Int64GetDatum(history_id);
+		ret = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+											 iso_qualified_table_name(ISO_TABLE_EVENT)),
+									1, argtypes, args, NULL, false, 0);
+		if (ret != SPI_OK_DELETE)
+			elog(ERROR, "could not delete the events: %s", SPI_result_code_string(ret));
+	}
+	ret = exec_on_history("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+						  history_id, false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not delete the history: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	iso_owner_end(&sw);
+	PG_RETURN_BOOL(true);
 }
 
 /*

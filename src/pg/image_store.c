@@ -107,7 +107,10 @@ static void forget_image_state(void);
 
 /*
  * Run "<verb> <table><rest> WHERE history_id = $1" for the rows of one
- * history, as the caller (row-level security applies).
+ * history, as the tables' owner: roles cannot update events_rev or delete
+ * images (docs/security.md).  The callers are the triggers on the events,
+ * for rows the caller could write, and the image writers, for a history
+ * they have looked up and locked as the caller.
  */
 static void
 exec_for_history(const char *verb, IsoTable table, const char *rest,
@@ -115,10 +118,12 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 {
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1];
+	IsoOwnerSwitch sw;
 	int			ret;
 
 	Assert(history_id > 0);
 	args[0] = Int64GetDatum(history_id);
+	iso_owner_begin(&sw);
 	SPI_connect();
 	ret = SPI_execute_with_args(psprintf("%s %s%s WHERE history_id OPERATOR(pg_catalog.=) $1",
 										 verb, iso_qualified_table_name(table), rest),
@@ -127,6 +132,7 @@ exec_for_history(const char *verb, IsoTable table, const char *rest,
 		elog(ERROR, "could not change %s: %s", iso_table_name(table),
 			 SPI_result_code_string(ret));
 	SPI_finish();
+	iso_owner_end(&sw);
 }
 
 /* CRC-32C of len bytes, with interrupt checks between parts. */
@@ -186,8 +192,9 @@ drop_image(int64 history_id)
 }
 
 /*
- * Drop the image of every history the caller can see (TRUNCATE iso_event),
- * as the caller: row-level security applies.
+ * Drop the image of every history the caller can see (TRUNCATE of the
+ * events, which only the table's owner or a superuser can do), as the
+ * caller.
  */
 static void
 drop_all_images(void)

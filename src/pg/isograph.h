@@ -36,6 +36,20 @@ extern Oid	iso_table_oid(IsoTable table);
 extern bool iso_table_exists(IsoTable table);
 extern const char *iso_table_name(IsoTable table);
 extern char *iso_qualified_table_name(IsoTable table);
+extern Oid	iso_table_public_oid(IsoTable table);
+
+/* Running isograph's own writes as the tables' owner (catalog.c). */
+typedef struct IsoOwnerSwitch
+{
+	Oid			save_userid;
+	int			save_sec_context;
+} IsoOwnerSwitch;
+extern void iso_owner_begin(IsoOwnerSwitch *sw);
+extern void iso_owner_end(const IsoOwnerSwitch *sw);
+
+/* The columns isograph writes into a table, as its install script made them. */
+extern int	iso_table_ncolumns(IsoTable table);
+extern const char *iso_table_column(IsoTable table, int i, Oid *type);
 
 /* Column numbers of iso_event, 1-based as in the table. */
 enum

@@ -78,6 +78,27 @@ table_columns(IsoTable table)
 	return NULL;				/* keep the compiler quiet */
 }
 
+int
+iso_table_ncolumns(IsoTable table)
+{
+	const ColumnSpec *cols = table_columns(table);
+	int			n;
+
+	for (n = 0; cols[n].name; n++)
+		;
+	return n;
+}
+
+/* Name and type of column i (0-based) of the table as the install script made it. */
+const char *
+iso_table_column(IsoTable table, int i, Oid *type)
+{
+	const ColumnSpec *cols = table_columns(table);
+
+	*type = cols[i].type;
+	return cols[i].name;
+}
+
 static void
 refuse_layout(Relation rel, const ColumnSpec *col, Oid found) pg_attribute_noreturn();
 

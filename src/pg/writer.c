@@ -23,6 +23,7 @@
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
 #include "miscadmin.h"
+#include "catalog/objectaddress.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -40,15 +41,24 @@ iso_writer_open(IsoTableWriter *writer, IsoTable table)
 	int			i;
 
 	/*
-	 * Images are written only here, from events the caller could read: no
-	 * role has INSERT on iso_history_image, so that none can plant an image
-	 * that disagrees with its events (image_store.c).
+	 * Events and version orders: the right to insert into iso_event or
+	 * iso_version (the views roles write to since 0.4.0; the tables before).
+	 * Images and edges are written only here, from the events of a history
+	 * the caller could read and has locked under row-level security: no role
+	 * has INSERT on iso_history_image or iso_edge, so that none can plant an
+	 * image or edges that disagree with its events (image_store.c).
 	 */
-	if (table != ISO_TABLE_IMAGE)
+	if (table == ISO_TABLE_EVENT || table == ISO_TABLE_VERSION)
 	{
-		aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_INSERT);
+		Oid			pubid = iso_table_public_oid(table);
+
+		if (!OidIsValid(pubid))
+			pubid = relid;		/* the view was dropped: the table's */
+
+		aclresult = pg_class_aclcheck(pubid, GetUserId(), ACL_INSERT);
 		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(relid));
+			aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(pubid)),
+						   get_rel_name(pubid));
 	}
 
 	writer->rel = table_open(relid, RowExclusiveLock);

@@ -397,6 +397,36 @@ for my $wl (qw(list-append rw-register)) {
 	like($err, qr/already exists/, 'duplicate --name: clear message');
 }
 
+# A role that is not a superuser stores its histories: the history row by
+# INSERT, the events and the version order by COPY into the views iso_event
+# and iso_version (isograph 0.4.0; before, COPY FROM refused the tables'
+# row-level security).
+{
+	my $user = 'isograph_rec_user';
+	psql('postgres', "DROP ROLE IF EXISTS $user");
+	psql('postgres', "CREATE ROLE $user LOGIN");
+	for my $wl ('list-append', 'rw-register') {
+		my ($rc, $out, $err) = record('--target', "dbname=$TARGET", '--store', "dbname=$STORE user=$user",
+			'--workload', $wl, '--txns', '30', '--clients', '2', '--quiet', '--seed', '7',
+			'--name', "non-superuser $wl");
+		is($rc, 0, "--store as a non-superuser ($wl): stored") or do { diag($err); next };
+		my $id = last_line($out);
+		like($id, qr/^\d+$/, "--store as a non-superuser ($wl): history id printed") or next;
+		is(psql($STORE, "SELECT owner::text FROM iso_history WHERE history_id = $id"), $user,
+			"--store as a non-superuser ($wl): the role owns the history");
+		cmp_ok(psql("dbname=$STORE user=$user", "SELECT count(*) FROM iso_event WHERE history_id = $id"), '>', 0,
+			"--store as a non-superuser ($wl): the role reads its events");
+		if ($wl eq 'rw-register') {
+			cmp_ok(psql("dbname=$STORE user=$user", "SELECT count(*) FROM iso_version WHERE history_id = $id"), '>', 0,
+				'--store as a non-superuser (rw-register): its version order was copied too');
+		}
+		is(psql("dbname=$STORE user=$user", "SELECT count(*) FROM iso_history WHERE owner::text <> '$user'"), 0,
+			"--store as a non-superuser ($wl): the role sees no other role's history");
+	}
+	psql($STORE, "SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = '$user'::regrole");
+	psql('postgres', "DROP ROLE $user");
+}
+
 done_testing();
 
 diag("randomized runs:\n" . join("\n", map { "  $_: $results{$_}" } sort keys %results));

@@ -29,14 +29,14 @@ SELECT is((SELECT count(*) FROM (SELECT iso_delete_history(h.history_id)
           'bob cannot delete what he cannot see');
 
 RESET ROLE;
-SELECT is((SELECT count(*) FROM iso_history WHERE owner IN ('iso_alice', 'iso_bob')), 2::bigint,
+SELECT is((SELECT count(*) FROM iso_history WHERE owner IN ('iso_alice'::regrole, 'iso_bob'::regrole)), 2::bigint,
           'the superuser sees both');
-SELECT history_id AS alice_id FROM iso_history WHERE owner = 'iso_alice' \gset
+SELECT history_id AS alice_id FROM iso_history WHERE owner = 'iso_alice'::regrole \gset
 SET ROLE iso_bob;
 SELECT throws_ok('SELECT iso_graph_stats(' || :alice_id || ')',
                  '42704', NULL, 'bob cannot read alice''s graph even by id');
 RESET ROLE;
-SELECT is((SELECT count(*) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.owner = 'iso_alice'),
+SELECT is((SELECT count(*) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.owner = 'iso_alice'::regrole),
           4::bigint, 'alice''s events are intact');
 
 SELECT * FROM finish();

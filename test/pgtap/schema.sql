@@ -1,11 +1,13 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(64);
+SELECT plan(86);
 
 SELECT has_table('iso_history');
-SELECT has_table('iso_event');
-SELECT has_table('iso_version');
+SELECT has_view('iso_event');
+SELECT has_view('iso_version');
+SELECT has_table('iso_event_data');
+SELECT has_table('iso_version_data');
 SELECT has_table('iso_edge');
 SELECT has_table('iso_history_image');
 
@@ -27,37 +29,40 @@ SELECT columns_are('iso_edge',
 
 -- every table is led by history_id and keyed by it
 SELECT col_is_pk('iso_history', 'history_id');
-SELECT col_is_pk('iso_event', ARRAY['history_id', 'txn_id', 'pos']);
-SELECT col_is_pk('iso_version', ARRAY['history_id', 'key', 'position']);
+SELECT col_is_pk('iso_event_data', ARRAY['history_id', 'txn_id', 'pos']);
+SELECT col_is_pk('iso_version_data', ARRAY['history_id', 'key', 'position']);
 SELECT col_is_pk('iso_edge', ARRAY['history_id', 'from_txn', 'to_txn', 'type']);
 SELECT col_is_unique('iso_history', ARRAY['owner', 'name']);
-SELECT col_is_fk('iso_event', 'history_id');
-SELECT col_is_fk('iso_version', 'history_id');
+SELECT hasnt_fk('iso_event_data', 'no foreign key on events: the input trigger locks the history row');
+SELECT col_is_fk('iso_version_data', 'history_id');
 SELECT col_is_fk('iso_edge', 'history_id');
-SELECT hasnt_index('iso_event', 'iso_event_key_idx', 'events have only their primary key (ingest speed)');
+SELECT hasnt_index('iso_event_data', 'iso_event_key_idx', 'events have only their primary key (ingest speed)');
 SELECT has_index('iso_edge', 'iso_edge_to_idx', ARRAY['history_id', 'to_txn']);
 
 SELECT col_type_is('iso_event', 'key', 'text');
 SELECT col_type_is('iso_event', 'value', 'text');
 SELECT col_type_is('iso_event', 'read_list', 'text[]');
 SELECT col_type_is('iso_history', 'metadata', 'jsonb');
-SELECT col_not_null('iso_event', 'status');
-SELECT col_is_null('iso_event', 'process');
+SELECT col_not_null('iso_event_data', 'status');
+SELECT col_is_null('iso_event_data', 'process');
+SELECT col_type_is('iso_history', 'owner', 'regrole');
 
 -- constraints reject rows the checker could not interpret
 SELECT throws_ok($$INSERT INTO iso_history (name, workload) VALUES ('x', 'bank')$$, '23514');
 -- (a positive id: iso_history_has_image, in the triggers' WHEN, refuses ids <= 0 first)
 SELECT throws_ok($$INSERT INTO iso_event VALUES (999999999, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$,
                  '23503', NULL, 'events need their history');
-SELECT lives_ok($$INSERT INTO iso_history (history_id, name, workload) VALUES (-7, 'tap', 'rw-register')$$);
-SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'committed', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$, '23514');
-SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'ok', NULL, NULL, 0, 'w', 'k', NULL, NULL, NULL)$$,
+SELECT throws_ok($$INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (-7, 'tap', 'rw-register')$$,
+                 '23514', NULL, 'history ids are positive');
+SELECT lives_ok($$INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (900000007, 'tap', 'rw-register')$$);
+SELECT throws_ok($$INSERT INTO iso_event VALUES (900000007, 1, 0, 'committed', NULL, NULL, 0, 'r', 'k', NULL, NULL, NULL)$$, '23514');
+SELECT throws_ok($$INSERT INTO iso_event VALUES (900000007, 1, 0, 'ok', NULL, NULL, 0, 'w', 'k', NULL, NULL, NULL)$$,
                  '23514', NULL, 'a write needs its value');
-SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', '1', NULL, NULL)$$,
+SELECT throws_ok($$INSERT INTO iso_event VALUES (900000007, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', '1', NULL, NULL)$$,
                  '23514', NULL, 'a read has no written value');
-SELECT throws_ok($$INSERT INTO iso_event VALUES (-7, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, '1', '{1}')$$,
+SELECT throws_ok($$INSERT INTO iso_event VALUES (900000007, 1, 0, 'ok', NULL, NULL, 0, 'r', 'k', NULL, '1', '{1}')$$,
                  '23514', NULL, 'a read is a register read or a list read');
-SELECT throws_ok($$INSERT INTO iso_edge VALUES (-7, 1, 2, 'xx', NULL, NULL, NULL)$$, '23514');
+SELECT throws_ok($$INSERT INTO iso_edge VALUES (900000007, 1, 2, 'xx', NULL, NULL, NULL)$$, '23514');
 
 -- functions
 SELECT has_function('iso_load_jepsen', ARRAY['text', 'text', 'text']);
@@ -82,17 +87,37 @@ SELECT is((SELECT prolang = (SELECT oid FROM pg_language WHERE lanname = 'c') AN
 SELECT function_returns('iso_save_image', ARRAY['bigint'], 'bigint');
 
 -- any change of iso_event outdates the images of the histories it touched
-SELECT trigger_is('iso_event', 'iso_event_inserted', 'iso_event_changed');
-SELECT trigger_is('iso_event', 'iso_event_updated', 'iso_event_changed');
-SELECT trigger_is('iso_event', 'iso_event_deleted', 'iso_event_changed');
-SELECT trigger_is('iso_event', 'iso_event_truncated', 'iso_event_changed');
--- images can be read and dropped, never written, by users
-SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT', 'DELETE']);
+SELECT trigger_is('iso_event_data', 'iso_event_inserted', 'iso_event_changed');
+SELECT trigger_is('iso_event_data', 'iso_event_updated', 'iso_event_changed');
+SELECT trigger_is('iso_event_data', 'iso_event_deleted', 'iso_event_changed');
+SELECT trigger_is('iso_event_data', 'iso_event_truncated', 'iso_event_changed');
+-- rows written to the views are stored by isograph's trigger
+SELECT trigger_is('iso_event', 'iso_event_input', 'iso_input_row');
+SELECT trigger_is('iso_version', 'iso_version_input', 'iso_input_row');
+SELECT trigger_is('iso_event', 'iso_event_input_end', 'iso_input_end');
+SELECT trigger_is('iso_version', 'iso_version_input_end', 'iso_input_end');
+-- users read everything of theirs, write through the views and the
+-- column privileges of iso_history; no table-level write (LOCK TABLE)
+SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_history', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_event_data', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_version_data', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_edge', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_event', 'public', ARRAY['SELECT', 'INSERT']);
+SELECT table_privs_are('iso_version', 'public', ARRAY['SELECT', 'INSERT']);
+SELECT sequence_privs_are('iso_history_history_id_seq', 'public', ARRAY['SELECT']);
+SELECT column_privs_are('iso_history', 'name', 'public', ARRAY['SELECT', 'INSERT', 'UPDATE']);
+SELECT column_privs_are('iso_history', 'metadata', 'public', ARRAY['SELECT', 'INSERT', 'UPDATE']);
+SELECT column_privs_are('iso_history', 'workload', 'public', ARRAY['SELECT', 'INSERT']);
+SELECT column_privs_are('iso_history', 'source', 'public', ARRAY['SELECT', 'INSERT']);
+SELECT column_privs_are('iso_history', 'history_id', 'public', ARRAY['SELECT']);
+SELECT column_privs_are('iso_history', 'owner', 'public', ARRAY['SELECT']);
+SELECT column_privs_are('iso_history', 'events_rev', 'public', ARRAY['SELECT']);
 
 -- pg_dump keeps user rows of every table but the images (a cache)
 SELECT set_eq(
   $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'isograph'$$,
-  ARRAY['iso_history', 'iso_history_history_id_seq', 'iso_event', 'iso_version', 'iso_edge'],
+  ARRAY['iso_history', 'iso_history_history_id_seq', 'iso_event_data', 'iso_version_data', 'iso_edge'],
   'all tables are registered with pg_extension_config_dump');
 
 -- every function pins its search_path against a hostile one
@@ -102,7 +127,9 @@ SELECT is_empty(
     WHERE (p.proconfig IS NULL OR NOT 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig))
       -- called per row by the iso_event triggers, resolves no names: a SET
       -- clause would cost a GUC save and restore per row
-      AND p.proname <> 'iso_history_has_image'$$,
+      -- (and the policies and the views' row trigger likewise)
+      AND p.proname NOT IN ('iso_history_has_image', 'iso_current_role', 'iso_input_row',
+                            'iso_input_end')$$,
   'functions set search_path');
 
 -- privileges: functions are executable by everyone

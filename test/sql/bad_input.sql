@@ -64,7 +64,7 @@ SELECT iso_load_jepsen('two-keys', '{:type :ok, :value [[:w 1 5] [:w 2 5]]}') > 
 
 -- 7. Rows through COPY that the checker cannot interpret: the first
 -- function that builds the graph reports them
-INSERT INTO iso_history (history_id, name, workload) VALUES (900, 'copy-register', 'rw-register');
+INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (900, 'copy-register', 'rw-register');
 COPY iso_event (history_id, txn_id, process, status, pos, op, key, value, read_value, read_list) FROM stdin WITH (FORMAT csv);
 900,1,0,ok,0,w,x,1,,
 900,2,0,ok,0,append,x,2,,
@@ -85,7 +85,7 @@ INSERT INTO iso_event (history_id, txn_id, process, status, pos, op, key, value)
 SELECT count(*) FROM iso_levels(900);
 DELETE FROM iso_event WHERE history_id = 900 AND txn_id = 4;
 -- list-append: a NULL element and a two-dimensional read_list
-INSERT INTO iso_history (history_id, name, workload) VALUES (901, 'copy-list', 'list-append');
+INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (901, 'copy-list', 'list-append');
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value, read_list) VALUES
   (901, 1, 'ok', 0, 'append', 'x', '1', NULL), (901, 2, 'ok', 0, 'r', 'x', NULL, '{1,NULL}');
 SELECT count(*) FROM iso_build_graph(901);

@@ -3,7 +3,7 @@
 SET client_min_messages = warning;
 
 -- The README's worked example: a list-append history from "my tool".
-INSERT INTO iso_history (history_id, name, workload, source)
+INSERT INTO iso_history (history_id, name, workload, source) OVERRIDING SYSTEM VALUE
 VALUES (7, 'from-my-tool', 'list-append', 'my-tool');
 \copy iso_event FROM 'test/data/copy/events.csv' WITH (FORMAT csv, HEADER true)
 SELECT txn_id, process, status, pos, op, key, value, read_value, read_list
@@ -15,7 +15,7 @@ SELECT level, holds FROM iso_levels(7) WHERE NOT holds;
 SELECT count(*) AS levels_that_hold FROM iso_levels(7) WHERE holds;
 
 -- A register history and its version order through COPY.
-INSERT INTO iso_history (history_id, name, workload) VALUES (8, 'copied-register', 'rw-register');
+INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (8, 'copied-register', 'rw-register');
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value, read_value) VALUES
   (8, 1, 'ok', 0, 'w', 'k', '1', NULL),
   (8, 2, 'ok', 0, 'w', 'k', '2', NULL),

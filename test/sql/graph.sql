@@ -472,7 +472,7 @@ SELECT vertices, aborted, indeterminate, ww, wr, rw, so, rt, edges, sccs, larges
 \set edn `cat test/data/rules/reg-duplicate-write.edn`
 SELECT iso_load_jepsen('dup', :'edn');
 -- ... and by the graph builder when it arrives through COPY.
-INSERT INTO iso_history (history_id, name, workload) VALUES (900, 'copied-dup', 'rw-register');
+INSERT INTO iso_history (history_id, name, workload) OVERRIDING SYSTEM VALUE VALUES (900, 'copied-dup', 'rw-register');
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value) VALUES
   (900, 1, 'ok', 0, 'w', 'x', '1'), (900, 2, 'ok', 0, 'w', 'x', '1');
 SELECT * FROM iso_build_graph(900);

@@ -53,7 +53,8 @@ BEGIN
 					WHEN p.types[j] = 'bigint'::regtype THEN h::text
 					WHEN p.types[j] = 'integer'::regtype THEN '1'
 					WHEN p.types[j] = 'text'::regtype THEN quote_literal('x')
-					WHEN p.types[j] = 'bigint[]'::regtype THEN quote_literal('{1,2}') || '::bigint[]'
+					WHEN p.types[j] = 'bigint[]'::regtype THEN quote_literal('{0,1}') || '::bigint[]'
+					WHEN p.types[j] = 'text[]'::regtype THEN quote_literal('{rw,rw}') || '::text[]'
 					ELSE NULL END;
 				IF args[j] IS NULL THEN
 					RAISE EXCEPTION 'no sample value for argument % (%) of %: add one to this test',

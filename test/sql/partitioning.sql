@@ -9,9 +9,9 @@
 -- history_id, so one history is one partition key.
 SET client_min_messages = warning;
 
-SELECT relkind FROM pg_class WHERE oid = 'iso_event'::regclass;
+SELECT relkind FROM pg_class WHERE oid = 'iso_event_data'::regclass;
 
-CREATE TABLE part_archive (LIKE iso_event INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
+CREATE TABLE part_archive (LIKE iso_event_data INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
 	PARTITION BY HASH (history_id);
 CREATE TABLE part_archive_0 PARTITION OF part_archive FOR VALUES WITH (MODULUS 2, REMAINDER 0);
 CREATE TABLE part_archive_1 PARTITION OF part_archive FOR VALUES WITH (MODULUS 2, REMAINDER 1);

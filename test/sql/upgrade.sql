@@ -1,12 +1,16 @@
--- ALTER EXTENSION isograph UPDATE from 0.1.0 to the latest version gives the same
--- objects as CREATE EXTENSION isograph, and a history stored under
--- 0.1.0 keeps working: no image, checks read its events, iso_save_image
--- and the iso_event triggers work on it.
+-- ALTER EXTENSION isograph UPDATE from 0.1.0, and from 0.3.0, to the latest
+-- version gives the same objects as CREATE EXTENSION isograph, and a
+-- history stored under 0.1.0 keeps working: no image, checks read its
+-- events, iso_save_image and the iso_event triggers work on it.  From
+-- 0.3.0 (0.4.0: owners are role oids), a role's histories stay its own and
+-- a history whose owner role is gone becomes an orphan (owner 0).
 SET client_min_messages = warning;
 SELECT current_database() AS regress_db \gset
 DROP DATABASE IF EXISTS isograph_upgraded;
 DROP DATABASE IF EXISTS isograph_fresh;
+DROP DATABASE IF EXISTS isograph_upgraded3;
 CREATE DATABASE isograph_upgraded;
+CREATE DATABASE isograph_upgraded3;
 CREATE DATABASE isograph_fresh;
 
 -- What is compared, one line per fact (definitions as md5: they are long;
@@ -18,17 +22,18 @@ SELECT regexp_replace(line, '\s+', ' ', 'g') AS line FROM (
    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
      AND e.extname = 'isograph'
   UNION ALL
-  SELECT format('column %s.%s #%s %s%s%s%s storage %s collation %s comment %s',
+  SELECT format('column %s.%s #%s %s%s%s%s storage %s collation %s comment %s acl %s',
                 c.relname, a.attname, a.attnum, format_type(a.atttypid, a.atttypmod),
                 CASE WHEN a.attnotnull THEN ' not null' ELSE '' END,
                 ' default ' || pg_get_expr(ad.adbin, ad.adrelid),
                 CASE WHEN a.attidentity <> '' THEN ' identity ' || a.attidentity::text END,
-                a.attstorage, co.collname, col_description(c.oid, a.attnum))
+                a.attstorage, co.collname, col_description(c.oid, a.attnum),
+                replace(a.attacl::text, current_user, 'OWNER'))
     FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
     LEFT JOIN pg_attrdef ad ON ad.adrelid = c.oid AND ad.adnum = a.attnum
     LEFT JOIN pg_collation co ON co.oid = a.attcollation
    WHERE c.relnamespace = 'public'::regnamespace AND c.relname LIKE 'iso\_%'
-     AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+     AND c.relkind IN ('r', 'v') AND a.attnum > 0 AND NOT a.attisdropped
   UNION ALL
   SELECT format('relation %s kind %s rls %s force %s acl %s comment %s', c.relname,
                 c.relkind, c.relrowsecurity, c.relforcerowsecurity,
@@ -51,8 +56,13 @@ SELECT regexp_replace(line, '\s+', ' ', 'g') AS line FROM (
     FROM pg_policy
   UNION ALL
   SELECT 'trigger ' || pg_get_triggerdef(t.oid) || ' enabled ' || t.tgenabled::text
-    FROM pg_trigger t
-   WHERE t.tgrelid = 'iso_event'::regclass AND NOT t.tgisinternal
+    FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+   WHERE c.relnamespace = 'public'::regnamespace AND c.relname LIKE 'iso\_%'
+     AND NOT t.tgisinternal
+  UNION ALL
+  SELECT format('view %s md5 %s options %s', c.relname, md5(pg_get_viewdef(c.oid)), c.reloptions)
+    FROM pg_class c
+   WHERE c.relnamespace = 'public'::regnamespace AND c.relname LIKE 'iso\_%' AND c.relkind = 'v'
   UNION ALL
   SELECT format('function %s acl %s comment %s', p.oid::regprocedure,
                 replace(p.proacl::text, current_user, 'OWNER'),
@@ -112,6 +122,33 @@ SELECT anomaly, cycle, edge_types, keys FROM iso_check('ser', 1);
 SELECT iso_load_jepsen('loaded', '{:type :ok, :value [[:append 1 1]]}') AS h \gset
 SELECT count(*) > 0 AS has_image FROM iso_history_image WHERE history_id = :h;
 
+-- From 0.3.0: owners were role names.  A role's history, and one whose
+-- owner name names no role any more.
+\c isograph_upgraded3
+SET client_min_messages = warning;
+CREATE EXTENSION isograph VERSION '0.3.0';
+DROP ROLE IF EXISTS regress_iso_up;
+CREATE ROLE regress_iso_up;
+SET ROLE regress_iso_up;
+SELECT iso_load_jepsen('role''s', '{:type :ok, :value [[:append 1 1] [:r 1 [1]]]}') AS role_history \gset
+RESET ROLE;
+INSERT INTO iso_history (name, workload, owner) VALUES ('orphan', 'list-append', 'regress_iso_gone');
+ALTER EXTENSION isograph UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'isograph';
+SELECT string_agg(line, E'\n' ORDER BY line) AS upgraded3 FROM (:catalog) c \gset
+SELECT name, owner, pg_typeof(owner) FROM iso_history ORDER BY name;
+SET ROLE regress_iso_up;
+SELECT name FROM iso_history;
+SELECT count(*) AS events FROM iso_event;
+SELECT count(*) AS levels_that_hold FROM iso_levels(:role_history) WHERE holds;
+SELECT iso_delete_history(history_id) FROM iso_history;
+RESET ROLE;
+SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = 0;
+SELECT count(*) AS histories_left FROM iso_history;
+\c :regress_db
+DROP DATABASE isograph_upgraded3;
+DROP ROLE regress_iso_up;
+
 -- A fresh install of the latest version.
 \c isograph_fresh
 SET client_min_messages = warning;
@@ -126,12 +163,15 @@ SELECT 'v010' AS side, line FROM unnest(string_to_array(:'v010', E'\n')) line
 UNION ALL
 SELECT 'upgraded', line FROM unnest(string_to_array(:'upgraded', E'\n')) line
 UNION ALL
-SELECT 'fresh', line FROM unnest(string_to_array(:'fresh', E'\n')) line;
+SELECT 'fresh', line FROM unnest(string_to_array(:'fresh', E'\n')) line
+UNION ALL
+SELECT 'upgraded3', line FROM unnest(string_to_array(:'upgraded3', E'\n')) line;
 
 -- facts per kind: the upgraded and the fresh install have as many
 SELECT split_part(line, ' ', 1) AS kind,
        count(*) FILTER (WHERE side = 'v010') AS v010,
        count(*) FILTER (WHERE side = 'upgraded') AS upgraded,
+       count(*) FILTER (WHERE side = 'upgraded3') AS upgraded3,
        count(*) FILTER (WHERE side = 'fresh') AS fresh
   FROM facts GROUP BY 1 ORDER BY 1;
 -- upgraded vs fresh, both ways (none expected)
@@ -140,6 +180,13 @@ SELECT split_part(line, ' ', 1) AS kind,
 UNION ALL
 (SELECT 'only fresh', line FROM facts WHERE side = 'fresh'
  EXCEPT ALL SELECT 'only fresh', line FROM facts WHERE side = 'upgraded')
+ORDER BY 2, 1;
+-- upgraded from 0.3.0 vs fresh, both ways (none expected)
+(SELECT 'only upgraded3' AS side, line FROM facts WHERE side = 'upgraded3'
+ EXCEPT ALL SELECT 'only upgraded3', line FROM facts WHERE side = 'fresh')
+UNION ALL
+(SELECT 'only fresh', line FROM facts WHERE side = 'fresh'
+ EXCEPT ALL SELECT 'only fresh', line FROM facts WHERE side = 'upgraded3')
 ORDER BY 2, 1;
 -- what 0.2.0 added or changed: the upgrade script, fact by fact (function
 -- definitions, as md5s, and the extension's version line left out)

@@ -1,0 +1,421 @@
+/*
+ * event_input.c
+ *	  Rows written to the views iso_event and iso_version (COPY FROM,
+ *	  INSERT): the INSTEAD OF trigger that stores them.
+ *
+ * Since 0.4.0 roles have no INSERT on the tables that hold events and
+ * version orders (iso_event_data, iso_version_data): a table-level INSERT,
+ * UPDATE or DELETE would let any role LOCK those tables, and COPY FROM
+ * refuses tables with row-level security for non-superusers anyway.  They
+ * write to the views instead, and this trigger, running as the caller:
+ *
+ * - checks, once per statement and history, that the row's history exists
+ *   and is the caller's (visible under row-level security: its own, any
+ *   for a superuser), and locks its iso_history row FOR NO KEY UPDATE --
+ *   the one lock order of isograph: the history's row first, then its rows
+ *   in the other tables.  The lock keeps iso_delete_history (FOR UPDATE)
+ *   out until the transaction ends, which is what the foreign key did;
+ * - checks the table's constraints (ExecConstraints), fills columns the
+ *   table's owner may have added (table_layout.c), and inserts the row and
+ *   its index entries, then queues the table's AFTER ROW triggers (which
+ *   outdate the history's image, image_store.c) -- as PostgreSQL's logical
+ *   replication applies a row (ExecSimpleRelationInsert), with one EState
+ *   per statement rather than per row.
+ *
+ * The per-statement state lives from a statement's first row to the
+ * view's AFTER STATEMENT trigger (iso_input_end); the relation and index
+ * references are held by the transaction's resource owner, and transaction
+ * callbacks drop the state when a statement fails (its resources are then
+ * released by the abort) or, as a safety net, at commit.
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
+
+#include "isograph.h"
+
+PG_FUNCTION_INFO_V1(iso_input_row);
+PG_FUNCTION_INFO_V1(iso_input_end);
+
+#define INPUT_MAX_COLS 16
+
+/* What one statement's rows into one view need. */
+typedef struct InputState
+{
+	IsoTable	table;			/* ISO_TABLE_EVENT or ISO_TABLE_VERSION */
+	Oid			viewid;
+	Oid			userid;			/* the role whose histories were checked */
+	SubTransactionId subid;		/* where the references were taken */
+	ResourceOwner owner;		/* the transaction's, which holds them */
+	MemoryContext cxt;
+	Relation	rel;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	struct BulkInsertStateData *bistate;
+	IsoTableLayout layout;
+	int			ncols;
+	AttrNumber	view_att[INPUT_MAX_COLS];	/* our column i in the view */
+	HTAB	   *checked;		/* history ids checked and locked */
+	int64		last_checked;
+	bool		busy;			/* inside iso_input_row for this state */
+} InputState;
+
+static InputState *states[2];	/* events, version orders */
+static bool callbacks_registered = false;
+
+static int
+state_slot(IsoTable table)
+{
+	return table == ISO_TABLE_EVENT ? 0 : 1;
+}
+
+/* Close what a state holds (normal end of a statement, or commit). */
+static void
+state_close(InputState *st)
+{
+	ResourceOwner save = CurrentResourceOwner;
+
+	CurrentResourceOwner = st->owner;
+	if (st->bistate)
+		FreeBulkInsertState(st->bistate);
+	table_finish_bulk_insert(st->rel, 0);
+	ExecDropSingleTupleTableSlot(st->slot);
+	ExecResetTupleTable(st->estate->es_tupleTable, false);
+	ExecCloseIndices(st->rri);
+	FreeExecutorState(st->estate);
+	table_close(st->rel, NoLock);
+	CurrentResourceOwner = save;
+	MemoryContextDelete(st->cxt);
+}
+
+/*
+ * Forget a state whose references the abort of its (sub)transaction has
+ * released: only its memory is left to free.
+ */
+static void
+state_forget(InputState *st)
+{
+	MemoryContextDelete(st->cxt);
+}
+
+static void
+input_xact_callback(XactEvent event, void *arg)
+{
+	int			i;
+
+	for (i = 0; i < lengthof(states); i++)
+	{
+		if (states[i] == NULL)
+			continue;
+		if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
+			event == XACT_EVENT_PRE_PREPARE)
+			state_close(states[i]);
+		else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+			state_forget(states[i]);
+		else
+			continue;
+		states[i] = NULL;
+	}
+}
+
+static void
+input_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	int			i;
+
+	for (i = 0; i < lengthof(states); i++)
+	{
+		if (states[i] == NULL || states[i]->subid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_PRE_COMMIT_SUB)
+			state_close(states[i]);
+		else if (event == SUBXACT_EVENT_ABORT_SUB)
+			state_forget(states[i]);
+		else
+			continue;
+		states[i] = NULL;
+	}
+}
+
+/* Set up the state of a statement writing into view (of table). */
+static InputState *
+state_open(IsoTable table, Relation view)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	InputState *st;
+	TupleDesc	vdesc = RelationGetDescr(view);
+	ResourceOwner save = CurrentResourceOwner;
+	HASHCTL		ctl;
+	int			i;
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(input_xact_callback, NULL);
+		RegisterSubXactCallback(input_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+
+	cxt = AllocSetContextCreate(TopTransactionContext, "isograph input",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	st = palloc0(sizeof(InputState));
+	st->table = table;
+	st->viewid = RelationGetRelid(view);
+	st->userid = GetUserId();
+	st->subid = GetCurrentSubTransactionId();
+	st->owner = CurTransactionResourceOwner;
+	st->cxt = cxt;
+
+	/* the view's columns that carry ours, by name, of our types */
+	st->ncols = iso_table_ncolumns(table);
+	Assert(st->ncols <= INPUT_MAX_COLS);
+	for (i = 0; i < st->ncols; i++)
+	{
+		Oid			type;
+		const char *name = iso_table_column(table, i, &type);
+		int			a;
+
+		st->view_att[i] = InvalidAttrNumber;
+		for (a = 0; a < vdesc->natts; a++)
+		{
+			Form_pg_attribute att = TupleDescAttr(vdesc, a);
+
+			if (att->attisdropped || strcmp(NameStr(att->attname), name) != 0)
+				continue;
+			if (att->atttypid != type)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+						 errmsg("isograph cannot write rows of view \"%s\": its column \"%s\" has type %s",
+								RelationGetRelationName(view), name, format_type_be(att->atttypid)),
+						 errdetail("The column has type %s in the view as isograph's install script created it.",
+								   format_type_be(type)),
+						 errhint("Restore the view as the install script created it.")));
+			st->view_att[i] = a + 1;
+		}
+	}
+
+	/* the table and its indexes, held by the transaction (see the header) */
+	CurrentResourceOwner = st->owner;
+	st->rel = table_open(iso_table_oid(table), RowExclusiveLock);
+	st->estate = CreateExecutorState();
+	st->rri = makeNode(ResultRelInfo);
+	/* no range table entry: ExecConstraints then names no inserted columns */
+	InitResultRelInfo(st->rri, st->rel, 0, NULL, 0);
+	ExecOpenIndices(st->rri, false);
+	iso_table_layout_init(&st->layout, st->rel, table, st->estate);
+	st->slot = table_slot_create(st->rel, NULL);
+	if (table == ISO_TABLE_EVENT)
+		st->bistate = GetBulkInsertState();
+	CurrentResourceOwner = save;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(int64);
+	ctl.hcxt = cxt;
+	st->checked = hash_create("isograph input histories", 16, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	st->last_checked = 0;
+	MemoryContextSwitchTo(old);
+	return st;
+}
+
+/*
+ * The history a row names must be the caller's: visible to it under
+ * row-level security (its own; any for a superuser or the tables' owner).
+ * Its row is locked FOR NO KEY UPDATE, which also needs the UPDATE
+ * privilege on a column of iso_history (PUBLIC has it).  The error is the
+ * same whether the history does not exist or is another role's.
+ */
+static void
+check_history(InputState *st, int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		found;
+	int			ret;
+
+	if (history_id == st->last_checked && history_id != 0)
+		return;
+	if (hash_search(st->checked, &history_id, HASH_FIND, NULL) != NULL)
+	{
+		st->last_checked = history_id;
+		return;
+	}
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "FOR NO KEY UPDATE",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	found = SPI_processed == 1;
+	SPI_finish();
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+				 errmsg("history %lld does not exist", (long long) history_id),
+				 errdetail("Rows written to %s must belong to a history of the current role, \"%s\".",
+						   get_rel_name(st->viewid), GetUserNameFromId(GetUserId(), false)),
+				 errhint("Create the history first: INSERT INTO iso_history (name, workload) VALUES (...) RETURNING history_id.")));
+	hash_search(st->checked, &history_id, HASH_ENTER, NULL);
+	st->last_checked = history_id;
+}
+
+/*
+ * INSTEAD OF INSERT row trigger on iso_event and iso_version.
+ */
+Datum
+iso_input_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	view;
+	IsoTable	table;
+	InputState *st;
+	Datum		values[INPUT_MAX_COLS];
+	bool		nulls[INPUT_MAX_COLS];
+	TupleDesc	vdesc;
+	TupleTableSlot *volatile slot = NULL;
+	List	   *recheck = NIL;
+	ResourceOwner save_owner = CurrentResourceOwner;
+	int			i;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_input_row() must be an INSTEAD OF INSERT row trigger")));
+	view = trigdata->tg_relation;
+	if (RelationGetRelid(view) == iso_table_public_oid(ISO_TABLE_EVENT))
+		table = ISO_TABLE_EVENT;
+	else if (RelationGetRelid(view) == iso_table_public_oid(ISO_TABLE_VERSION))
+		table = ISO_TABLE_VERSION;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_input_row() fires only on iso_event and iso_version, not on \"%s\"",
+						RelationGetRelationName(view)),
+				 errhint("It is isograph's own trigger function; do not attach it to other views.")));
+
+	st = states[state_slot(table)];
+	if (st != NULL && st->busy)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot write into %s while a row written into it is being stored",
+						RelationGetRelationName(view)),
+				 errdetail("A trigger on %s wrote into %s.", iso_table_name(table),
+						   RelationGetRelationName(view))));
+	/* another role's statement (SECURITY DEFINER): its own checks */
+	if (st != NULL && st->userid != GetUserId())
+	{
+		state_close(st);
+		states[state_slot(table)] = st = NULL;
+	}
+	if (st == NULL)
+		states[state_slot(table)] = st = state_open(table, view);
+
+	vdesc = RelationGetDescr(view);
+	for (i = 0; i < st->ncols; i++)
+	{
+		if (st->view_att[i] == InvalidAttrNumber)
+		{
+			values[i] = (Datum) 0;
+			nulls[i] = true;
+		}
+		else
+			values[i] = heap_getattr(trigdata->tg_trigtuple, st->view_att[i], vdesc, &nulls[i]);
+	}
+
+	/*
+	 * Everything the row takes that outlives it (the bulk-insert state's
+	 * pinned buffer, slots of BEFORE triggers) is held by the state's
+	 * resource owner, which state_close releases.
+	 */
+	st->busy = true;
+	CurrentResourceOwner = st->owner;
+	PG_TRY();
+	{
+		/* a NULL history_id fails the NOT NULL constraint below */
+		if (!nulls[0])
+			check_history(st, DatumGetInt64(values[0]));
+
+		slot = st->slot;
+		iso_table_layout_fill(&st->layout, st->estate, values, nulls, slot);
+		if (st->rri->ri_TrigDesc && st->rri->ri_TrigDesc->trig_insert_before_row)
+		{
+			if (!ExecBRInsertTriggers(st->estate, st->rri, slot))
+				slot = NULL;	/* skipped by a BEFORE trigger */
+		}
+		if (slot != NULL)
+		{
+			if (st->layout.has_generated)
+				ExecComputeStoredGenerated(st->rri, st->estate, slot, CMD_INSERT);
+			ExecConstraints(st->rri, slot, st->estate);
+			table_tuple_insert(st->rel, slot, GetCurrentCommandId(true), 0, st->bistate);
+			if (st->rri->ri_NumIndices > 0)
+				recheck = ExecInsertIndexTuples(st->rri, slot, st->estate,
+												false, false, NULL, NIL);
+			/* AFTER ROW triggers (the image outdating): queued for the statement */
+			ExecARInsertTriggers(st->estate, st->rri, slot, recheck, NULL);
+			list_free(recheck);
+		}
+		ResetPerTupleExprContext(st->estate);
+	}
+	PG_FINALLY();
+	{
+		CurrentResourceOwner = save_owner;
+		st->busy = false;
+	}
+	PG_END_TRY();
+
+	/* the row counts as inserted (COPY's and INSERT's row counts) */
+	return PointerGetDatum(slot != NULL ? trigdata->tg_trigtuple : NULL);
+}
+
+/*
+ * AFTER INSERT statement trigger on iso_event and iso_version: the
+ * statement's rows are stored; release what it kept.
+ */
+Datum
+iso_input_end(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	int			i;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_input_end() must be a statement trigger")));
+	for (i = 0; i < lengthof(states); i++)
+	{
+		if (states[i] != NULL && states[i]->viewid == RelationGetRelid(trigdata->tg_relation) &&
+			!states[i]->busy)
+		{
+			state_close(states[i]);
+			states[i] = NULL;
+		}
+	}
+	return PointerGetDatum(NULL);
+}
