@@ -249,10 +249,7 @@ state_open(IsoTable table, Relation view)
 static void
 check_history(InputState *st, int64 history_id)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
 	bool		found;
-	int			ret;
 
 	if (history_id == st->last_checked && history_id != 0)
 		return;
@@ -261,16 +258,9 @@ check_history(InputState *st, int64 history_id)
 		st->last_checked = history_id;
 		return;
 	}
-	args[0] = Int64GetDatum(history_id);
-	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
-										 "FOR NO KEY UPDATE",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
-								1, argtypes, args, NULL, false, 1);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
-	found = SPI_processed == 1;
-	SPI_finish();
+	iso_history_id_check(history_id);
+	/* the one lock every writer of a history takes first (history_meta.c) */
+	found = iso_history_try_lock(history_id);
 	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
