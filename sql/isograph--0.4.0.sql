@@ -157,6 +157,13 @@ COMMENT ON VIEW @extschema@.iso_version IS 'externally supplied version order pe
 
 GRANT SELECT, INSERT ON @extschema@.iso_event, @extschema@.iso_version TO PUBLIC;
 
+-- Rows written without a history_id go into the history this session
+-- created last (any tool's CSV, without an id column: README).
+ALTER VIEW @extschema@.iso_event ALTER COLUMN history_id
+	SET DEFAULT pg_catalog.currval('@extschema@.iso_history_history_id_seq'::pg_catalog.regclass);
+ALTER VIEW @extschema@.iso_version ALTER COLUMN history_id
+	SET DEFAULT pg_catalog.currval('@extschema@.iso_history_history_id_seq'::pg_catalog.regclass);
+
 CREATE FUNCTION @extschema@.iso_input_row()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'iso_input_row'

@@ -78,6 +78,17 @@ INSERT INTO iso_version (history_id, key, position, value)
 SELECT :alice_reg2, key, position, value FROM iso_version WHERE history_id = :alice_reg;
 SELECT version_order, unknown_order_keys FROM iso_graph_stats(:alice_reg2);
 SELECT name, owner, source FROM iso_history ORDER BY name;
+-- a CSV without a history_id column goes into the history this session
+-- created last (the views' default: currval of the id sequence)
+INSERT INTO iso_history (name, workload) VALUES ('csv without ids', 'list-append')
+RETURNING history_id AS alice_noid \gset
+\copy iso_event (txn_id, process, status, pos, op, key, value, read_list) FROM STDIN WITH (FORMAT csv)
+1,0,ok,0,append,x,1,
+2,1,ok,0,r,x,,{1}
+\.
+SELECT history_id = :alice_noid AS into_the_new_history, count(*) AS rows
+  FROM iso_event WHERE history_id = :alice_noid GROUP BY history_id;
+SELECT iso_delete_history(:alice_noid) AS deleted;
 
 ------------------------------------------------------------------------------
 -- 2. Another role sees none of it, cannot write into it, and learns
