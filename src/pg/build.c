@@ -77,8 +77,10 @@ iso_build_try_open(IsoBuild *build, int64 history_id)
 	}
 
 	build_begin(build);
-	if (!iso_use_image ||
-		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
+	/* the image, else the events (stored as the image when that is free) */
+	if ((!iso_use_image ||
+		 !iso_image_read(history_id, build->workload, &build->history, build->cxt)) &&
+		!iso_image_save_on_read(history_id, build->workload, &build->history, build->cxt))
 		iso_read_history(history_id, build->workload, &build->history, build->cxt);
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,

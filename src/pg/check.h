@@ -41,6 +41,8 @@ extern void iso_image_write(int64 history_id, const IsoHistory *h, int64 events_
 							bool replace);
 extern void iso_read_current_history(int64 history_id, IsoWorkload workload,
 									 IsoHistory *h, MemoryContext cxt);
+extern bool iso_image_save_on_read(int64 history_id, IsoWorkload workload,
+								   IsoHistory *h, MemoryContext cxt);
 extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
 						   MemoryContext build_cxt);
 

@@ -217,6 +217,32 @@ iso_history_try_lock(int64 history_id)
 	return found;
 }
 
+/*
+ * iso_history_try_lock without waiting: false if another transaction holds
+ * the lock (or the history is gone).  For the optional writes of a check
+ * (iso_image_save_on_read), which must never wait for a writer.
+ */
+bool
+iso_history_lock_nowait(int64 history_id)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	bool		locked;
+	int			ret;
+
+	args[0] = Int64GetDatum(history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "FOR NO KEY UPDATE SKIP LOCKED",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+								1, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
+	locked = SPI_processed == 1;
+	SPI_finish();
+	return locked;
+}
+
 /* iso_history_try_lock, with an ERROR if the history is gone. */
 void
 iso_history_lock(int64 history_id)

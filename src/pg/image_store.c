@@ -64,6 +64,7 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "commands/trigger.h"
 #include "utils/hsearch.h"
 #include "storage/proc.h"
@@ -511,6 +512,35 @@ iso_read_current_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	iso_snapshot_push_latest();
 	iso_read_history(history_id, workload, h, cxt);
 	iso_snapshot_pop();
+}
+
+/*
+ * The fast path after COPY without a step of the user's: a check that finds
+ * no usable image reads the events as iso_save_image would and stores their
+ * image for the checks that follow.  Only when that is exactly as sound as
+ * iso_save_image and costs the check no wait: READ COMMITTED (the image
+ * must hold every committed event), a read-write transaction outside
+ * recovery, and the history's lock free right now (an open writer of the
+ * history, or a saver, keeps it; the check then reads the events and
+ * stores nothing).  Returns whether h was read here (and stored).
+ * isograph.save_image_on_check = off turns it off.
+ */
+bool
+iso_image_save_on_read(int64 history_id, IsoWorkload workload, IsoHistory *h,
+					   MemoryContext cxt)
+{
+	int64		events_rev;
+
+	if (!iso_save_image_on_check || !iso_use_image ||
+		IsolationUsesXactSnapshot() || XactReadOnly || RecoveryInProgress() ||
+		IsInParallelMode() || !iso_table_exists(ISO_TABLE_IMAGE))
+		return false;
+	if (!iso_history_lock_nowait(history_id))
+		return false;
+	events_rev = iso_history_lock_rev(history_id);
+	iso_read_current_history(history_id, workload, h, cxt);
+	iso_image_write(history_id, h, events_rev, true);
+	return true;
 }
 
 /*

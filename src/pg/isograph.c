@@ -19,6 +19,7 @@ bool		iso_assume_linearizable_keys = false;
 int			iso_max_witnesses = 3;
 int			iso_max_memory_mb = 4096;
 bool		iso_use_image = true;
+bool		iso_save_image_on_check = true;
 
 void		_PG_init(void);
 
@@ -59,6 +60,7 @@ static const char *const setting_names[] = {
 	"isograph.max_witnesses",
 	"isograph.max_memory",
 	"isograph.use_image",
+	"isograph.save_image_on_check",
 };
 
 #define NSETTINGS lengthof(setting_names)
@@ -207,6 +209,11 @@ _PG_init(void)
 							 "Let checks read a history's stored image instead of its events.",
 							 "Off makes every check read iso_event (for comparison or diagnosis).",
 							 &iso_use_image,
+							 true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("isograph.save_image_on_check",
+							 "Let a check that read a history's events store its image for the next ones.",
+							 "Only when it can lock the history without waiting, in a READ COMMITTED read-write transaction.",
+							 &iso_save_image_on_check,
 							 true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("isograph");
 }

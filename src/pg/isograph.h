@@ -20,6 +20,7 @@ extern bool iso_assume_linearizable_keys;
 extern int	iso_max_witnesses;
 extern int	iso_max_memory_mb;
 extern bool iso_use_image;
+extern bool iso_save_image_on_check;
 extern void iso_settings_ready(void);
 
 /* The extension's own tables (catalog.c). */
@@ -126,6 +127,7 @@ extern bool iso_history_lookup(int64 history_id, char **name, IsoWorkload *workl
 extern void iso_history_id_check(int64 history_id);
 extern bool iso_history_try_lock(int64 history_id);
 extern void iso_history_lock(int64 history_id);
+extern bool iso_history_lock_nowait(int64 history_id);
 extern int64 iso_history_lock_rev(int64 history_id);
 
 extern text *iso_slice_to_text(IsoSlice slice);
