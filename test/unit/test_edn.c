@@ -130,6 +130,39 @@ sink_cb(const EdnTxn *t, void *arg)
 	return true;
 }
 
+/*
+ * When set, every test parses through the streaming reader instead, fed
+ * one line at a time as a COPY into iso_jepsen_input would feed it (each
+ * line copied, without its newline), and must give the same results.
+ */
+static bool stream_lines = false;
+
+static bool
+parse_stream(const char *text, size_t len, IsoWorkload exp, EdnTxnCallback cb,
+			 void *arg, EdnStats *st, IsoParseError *e)
+{
+	EdnStream  *S = edn_stream_begin(exp, cb, arg, st, e);
+	const char *p = text,
+			   *end = text + len;
+	bool		r = true;
+
+	while (r && p < end)
+	{
+		const char *nl = memchr(p, '\n', (size_t) (end - p));
+		size_t		n = nl ? (size_t) (nl - p) : (size_t) (end - p);
+		char	   *line = malloc(n ? n : 1);
+
+		memcpy(line, p, n);
+		r = edn_stream_line(S, line, n);
+		free(line);
+		p += n + (nl ? 1 : 0);
+	}
+	if (r)
+		r = edn_stream_finish(S);
+	edn_stream_free(S);
+	return r;
+}
+
 /* Parse text (exactly len bytes, copied) into sink s. */
 static bool
 parse_n(const char *text, size_t len, IsoWorkload exp, Sink *s,
@@ -139,7 +172,10 @@ parse_n(const char *text, size_t len, IsoWorkload exp, Sink *s,
 	bool		r;
 
 	memcpy(copy, text, len);
-	r = edn_parse_history(copy, len, exp, sink_cb, s, st, e);
+	if (stream_lines)
+		r = parse_stream(copy, len, exp, sink_cb, s, st, e);
+	else
+		r = edn_parse_history(copy, len, exp, sink_cb, s, st, e);
 	free(copy);
 	return r;
 }
@@ -252,6 +288,31 @@ check_err_n(const char *desc, const char *text, size_t len, IsoWorkload exp,
 
 	sink_init(&s);
 	s.render = 0;
+	if (stream_lines && (len == 0 || text[len - 1] != '\n'))
+	{
+		/*
+		 * A stream's lines all end: its errors at the end of the input are
+		 * those of the whole text with a final newline (one line on).
+		 */
+		char	   *ended = malloc(len + 1);
+		Sink		s2;
+		EdnStats	st2;
+		IsoParseError e2;
+
+		memcpy(ended, text, len);
+		ended[len] = '\n';
+		sink_init(&s2);
+		s2.render = 0;
+		stream_lines = false;
+		ok(!parse_n(ended, len + 1, exp, &s2, &st2, &e2), "%s: fails with a final newline", desc);
+		stream_lines = true;
+		free(ended);
+		free(s2.buf);
+		line = e2.line;
+		record = e2.record;
+		msg_sub = e2.message;
+		kind = e2.kind;
+	}
 	r = parse_n(text, len, exp, &s, &st, &e);
 	ok(!r, "%s: fails", desc);
 	if (!ok(e.kind == kind, "%s: kind %d", desc, (int) kind))
@@ -951,6 +1012,23 @@ int
 main(void)
 {
 	test_names();
+	test_basic();
+	test_syntax_variants();
+	test_scalars();
+	test_pairing();
+	test_time_source();
+	test_many();
+	test_callback_stop();
+	test_syntax_errors();
+	test_invalid();
+	test_range();
+	test_workload();
+	test_duplicates();
+	test_fuzz_regressions();
+	test_fast_paths();
+
+	/* everything again, line by line through the streaming reader */
+	stream_lines = true;
 	test_basic();
 	test_syntax_variants();
 	test_scalars();
