@@ -49,12 +49,16 @@ RETURNS trigger
 AS 'MODULE_PATHNAME', 'iso_jepsen_input_line'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_jepsen_input_line() IS
+'trigger: one line of the history being loaded through iso_jepsen_input';
 
 CREATE FUNCTION @extschema@.iso_jepsen_input_end()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'iso_jepsen_input_end'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_jepsen_input_end() IS
+'trigger: the end of the history being loaded through iso_jepsen_input (checks it and stores it)';
 
 CREATE VIEW @extschema@.iso_jepsen_input AS
 	SELECT NULL::pg_catalog.text AS line WHERE false;
