@@ -2925,6 +2925,20 @@ has_closer(const char *s, size_t len)
 	return false;
 }
 
+/* An unfinished record of n bytes is more than a stream holds. */
+static bool
+stream_too_long(EdnStream *S, size_t n)
+{
+	set_error(S->err, ISO_PARSE_LIMIT, S->pos + 1, S->P.line,
+			  "record %lld is not complete after %zu bytes",
+			  (long long) (S->pos + 1), n);
+	set_detail(S->err, "A record may span several lines, but a streaming load holds at most %zu bytes of an unfinished record.",
+			   EDN_STREAM_MAX_PENDING);
+	set_hint(S->err, "Check for an unterminated string or a missing closing brace.");
+	stream_result(S, false);
+	return false;
+}
+
 bool
 edn_stream_line(EdnStream *S, const char *line, size_t len)
 {
@@ -2955,7 +2969,7 @@ edn_stream_line(EdnStream *S, const char *line, size_t len)
 	 * spread over many lines is parsed once, not once per line).
 	 */
 	if (held && !has_closer(line, len))
-		return true;
+		return S->buf_len <= EDN_STREAM_MAX_PENDING || stream_too_long(S, S->buf_len);
 
 	stream_set_text(S, S->buf, S->buf_len);
 	ok = parse_records(S, false, &rest);
@@ -2982,16 +2996,7 @@ edn_stream_line(EdnStream *S, const char *line, size_t len)
 		size_t		n = (size_t) (P->end - rest);
 
 		if (n > EDN_STREAM_MAX_PENDING)
-		{
-			set_error(S->err, ISO_PARSE_LIMIT, S->pos + 1, P->line,
-					  "record %lld is not complete after %zu bytes",
-					  (long long) (S->pos + 1), n);
-			set_detail(S->err, "A record may span several lines, but a streaming load holds at most %zu bytes of an unfinished record.",
-					   EDN_STREAM_MAX_PENDING);
-			set_hint(S->err, "Check for an unterminated string or a missing closing brace.");
-			stream_result(S, false);
-			return false;
-		}
+			return stream_too_long(S, n);
 		memmove(S->buf, rest, n);
 		S->buf_len = n;
 	}

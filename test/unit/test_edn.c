@@ -1008,6 +1008,72 @@ test_fast_paths(void)
 	}
 }
 
+/*
+ * The streaming reader on its own: records over several lines and several
+ * records on a line give what the whole text gives, and an unfinished
+ * record is held up to a limit, not without end.
+ */
+static void
+test_stream(void)
+{
+	const char *lines[] = {
+		"[{:type :invoke, :process 0,",
+		" :value [[:append 1 1]",
+		"         [:r 2 nil]]}",
+		"{:type :ok, :process 0, :value [[:append 1 1] [:r 2 []]]} {:type :ok, :process 1,",
+		"  :value [[:r 1 [1]] [:append 5 \"a\\\"",
+		"b\"]]}",
+		"#jepsen.history.Op",
+		"{:type :ok, :process 2, :value [[:append 6 7]]}",
+		"]",
+	};
+	const char *whole =
+		"[{:type :invoke, :process 0,\n :value [[:append 1 1]\n         [:r 2 nil]]}\n"
+		"{:type :ok, :process 0, :value [[:append 1 1] [:r 2 []]]} {:type :ok, :process 1,\n"
+		"  :value [[:r 1 [1]] [:append 5 \"a\\\"\nb\"]]}\n#jepsen.history.Op\n"
+		"{:type :ok, :process 2, :value [[:append 6 7]]}\n]\n";
+	Sink		s1,
+				s2;
+	EdnStats	st1,
+				st2;
+	IsoParseError e1,
+				e2;
+	EdnStream  *S;
+	bool		r = true;
+	size_t		i;
+	char	   *big;
+
+	sink_init(&s1);
+	ok(edn_parse_history(whole, strlen(whole), ISO_WORKLOAD_UNKNOWN, sink_cb, &s1, &st1, &e1), "stream: the whole text parses");
+	sink_init(&s2);
+	S = edn_stream_begin(ISO_WORKLOAD_UNKNOWN, sink_cb, &s2, &st2, &e2);
+	for (i = 0; r && i < sizeof(lines) / sizeof(lines[0]); i++)
+		r = edn_stream_line(S, lines[i], strlen(lines[i]));
+	ok(r && edn_stream_finish(S), "stream: the lines parse");
+	edn_stream_free(S);
+	is_str(s2.buf, s1.buf, "stream: maps over lines, maps on one line, a string over lines, a tag on its own line");
+	ok(st1.records == st2.records && st1.txns == st2.txns && st2.txns == 3,
+	   "stream: the same records and transactions (%lld, %lld)", (long long) st2.records, (long long) st2.txns);
+	free(s1.buf);
+	free(s2.buf);
+
+	/* an unterminated string: held up to the limit, then an error */
+	big = malloc(1 << 20);
+	memset(big, 'x', 1 << 20);
+	sink_init(&s2);
+	S = edn_stream_begin(ISO_WORKLOAD_UNKNOWN, sink_cb, &s2, &st2, &e2);
+	r = edn_stream_line(S, "{:type :ok, :value [[:w 1 \"", 26);
+	for (i = 0; r && i < 100; i++)
+		r = edn_stream_line(S, big, 1 << 20);
+	ok(!r && i <= 65, "stream: an unfinished record stops at 64 MB (after %zu lines of 1 MB)", i);
+	ok(e2.kind == ISO_PARSE_LIMIT && strstr(e2.message, "is not complete after") != NULL,
+	   "stream: with a limit error: %s", e2.message);
+	ok(!edn_stream_line(S, "}", 1) && !edn_stream_finish(S), "stream: a failed stream stays failed");
+	edn_stream_free(S);
+	free(s2.buf);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -1026,6 +1092,8 @@ main(void)
 	test_duplicates();
 	test_fuzz_regressions();
 	test_fast_paths();
+
+	test_stream();
 
 	/* everything again, line by line through the streaming reader */
 	stream_lines = true;
