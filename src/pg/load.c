@@ -893,6 +893,12 @@ check_stream_trigger(FunctionCallInfo fcinfo, bool row)
 				 errmsg("%s must be fired by INSERT %s",
 						row ? "iso_jepsen_input_line" : "iso_jepsen_input_end",
 						row ? "for each row" : "for each statement")));
+	/* a trigger on another relation than iso_jepsen_input: one text column */
+	if (row && (trigdata->tg_relation->rd_att->natts != 1 ||
+				TupleDescAttr(trigdata->tg_relation->rd_att, 0)->atttypid != TEXTOID))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_jepsen_input_line must be fired for a relation of one text column")));
 }
 
 /*

@@ -166,6 +166,14 @@ SELECT (SELECT count(*) FROM iso_history) - histories AS new_histories,
           'begun in an aborted transaction', 'savepoint')) AS names
   FROM before;
 
+-- the line trigger on a relation of another shape is refused, not misread
+CREATE VIEW pg_temp.wrong_input AS SELECT 1::int AS line WHERE false;
+CREATE TRIGGER wrong_line INSTEAD OF INSERT ON pg_temp.wrong_input
+  FOR EACH ROW EXECUTE FUNCTION iso_jepsen_input_line();
+SELECT iso_begin_load('wrong shape');
+INSERT INTO pg_temp.wrong_input VALUES (42);
+SELECT iso_cancel_load();
+
 ------------------------------------------------------------------------------
 -- c. A role without superuser rights (INSERT on the view, the default grants)
 ------------------------------------------------------------------------------
