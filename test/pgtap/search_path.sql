@@ -76,8 +76,8 @@ INSERT INTO pg_temp.r SELECT 'edges_real', count(*)::text FROM public.iso_edge W
 INSERT INTO pg_temp.r SELECT 'delete', public.iso_delete_history(:sp)::text;
 SELECT public.iso_begin_load('sp-stream') \gset
 INSERT INTO public.iso_jepsen_input VALUES ('{:type :ok, :value [[:r 1 nil] [:w 1 1]]}'), ('{:type :ok, :value [[:r 1 1]]}');
-INSERT INTO pg_temp.r SELECT 'stream', count(*)::text FROM public.iso_event e JOIN public.iso_history h USING (history_id)
-  WHERE h.name OPERATOR(pg_catalog.=) 'sp-stream';
+INSERT INTO pg_temp.r SELECT 'stream', count(*)::text FROM public.iso_event e JOIN public.iso_history h
+  ON e.history_id OPERATOR(pg_catalog.=) h.history_id WHERE h.name OPERATOR(pg_catalog.=) 'sp-stream';
 INSERT INTO pg_temp.r SELECT 'trap_log', count(*)::text FROM evil.trap_log;
 
 RESET search_path;

@@ -297,7 +297,7 @@ check_err_n(const char *desc, const char *text, size_t len, IsoWorkload exp,
 		char	   *ended = malloc(len + 1);
 		Sink		s2;
 		EdnStats	st2;
-		IsoParseError e2;
+		static IsoParseError e2;	/* msg_sub points into it */
 
 		memcpy(ended, text, len);
 		ended[len] = '\n';
