@@ -64,6 +64,9 @@ usage(FILE *f)
 		  "  --check                 after storing, print SELECT * FROM iso_levels(id)\n"
 		  "  --progress SECONDS      progress line on stderr every SECONDS (default 1; 0 = off)\n"
 		  "  --quiet                 no progress lines\n"
+		  "  --load FILE             run no test: load the Jepsen EDN FILE ('-' = stdin) into\n"
+		  "                          --store (default: --target), streaming it with COPY into\n"
+		  "                          iso_jepsen_input (any size; --name, --workload, --check)\n"
 		  "  --help                  this text\n"
 		  "  --version               program version\n"
 		  "\n"
@@ -108,7 +111,7 @@ enum
 	O_TARGET = 1000, O_STORE, O_ISOLATION, O_WORKLOAD, O_CLIENTS, O_DURATION, O_TXNS,
 	O_SEED, O_NAME, O_KEYS, O_MINLEN, O_MAXLEN, O_WPK, O_READFRAC, O_WORDER, O_TABLE,
 	O_EDN, O_NOSTORE, O_CHECK, O_SCHEDULE, O_KILL, O_PROGRESS, O_QUIET, O_NOFINAL,
-	O_HELP, O_VERSION
+	O_HELP, O_VERSION, O_LOAD
 };
 
 static const struct option longopts[] = {
@@ -136,6 +139,7 @@ static const struct option longopts[] = {
 	{"progress", required_argument, NULL, O_PROGRESS},
 	{"quiet", no_argument, NULL, O_QUIET},
 	{"no-final-read", no_argument, NULL, O_NOFINAL},
+	{"load", required_argument, NULL, O_LOAD},
 	{"help", no_argument, NULL, O_HELP},
 	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0}
@@ -201,6 +205,7 @@ parse_choice_option(int c, const char *a, Options *o)
 				o->workload = WL_RW_REGISTER;
 			else
 				return bad_option("--workload", a, "list-append or rw-register");
+			o->workload_given = true;
 			return 0;
 		case O_WORDER:
 			if (strcmp(a, "ascending") == 0)
@@ -359,6 +364,9 @@ parse_name_or_flag(int c, const char *a, Options *o)
 		case O_EDN:
 			o->edn = a;
 			return 0;
+		case O_LOAD:
+			o->load = a;
+			return 0;
 		case O_HELP:
 			usage(stdout);
 			exit(0);
@@ -416,6 +424,11 @@ check_combinations(const Options *o)
 	if (o->no_store && !o->edn)
 	{
 		errmsg_out("--no-store without --edn would throw the history away");
+		return EXIT_USAGE;
+	}
+	if (o->load && (o->no_store || o->edn || o->schedule))
+	{
+		errmsg_out("--load only loads a file; it cannot be used with --no-store, --edn or --schedule");
 		return EXIT_USAGE;
 	}
 	if (o->schedule && o->workload != WL_LIST_APPEND)
@@ -477,6 +490,8 @@ complete_defaults(Options *o, bool duration_given)
 		o->progress = 0;
 	if (!o->seed_given)
 		o->seed = clock_seed();
+	if (!o->name && o->load)
+		o->name = o->load;		/* the file's name */
 	if (!o->name)
 		default_name(o);
 }

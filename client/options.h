@@ -40,6 +40,8 @@ typedef struct Options
 	double		progress;
 	bool		quiet;
 	bool		final_read;
+	const char *load;			/* --load FILE: load an EDN file, run nothing */
+	bool		workload_given;
 } Options;
 
 /* Fill o from argv; 0, or the exit status (--help and --version exit 0). */

@@ -268,6 +268,25 @@ main(int argc, char **argv)
 	if (rc)
 		return rc;
 
+	if (o.load)
+	{
+		int64_t		id;
+
+		store = store_connect(&o, schema, sizeof(schema));
+		if (!store || !store_name_free(store, schema, o.name))
+			return EXIT_RUNTIME;
+		id = store_load_file(store, schema, &o);
+		if (id < 0)
+			return EXIT_RUNTIME;
+		printf("loaded history \"%s\" from %s as history_id %lld in database %s\n",
+			   o.name, o.load, (long long) id, PQdb(store));
+		if (o.check && !store_print_levels(store, schema, id, stdout))
+			return EXIT_RUNTIME;
+		PQfinish(store);
+		printf("%lld\n", (long long) id);
+		return 0;
+	}
+
 	/* the store and the name are checked before the run, not after it */
 	if (!o.no_store)
 	{

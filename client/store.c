@@ -8,6 +8,7 @@
 
 #include "version_order.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,4 +383,100 @@ store_print_levels(PGconn *c, const char *schema, int64_t id, FILE *out)
 	}
 	PQclear(r);
 	return true;
+}
+
+/*
+ * --load: the file goes to the server as it is, in 1 MB pieces, as the
+ * lines of COPY iso_jepsen_input FROM STDIN in csv format with quote and
+ * delimiter bytes that EDN text has not (so that nothing in a line is
+ * unescaped: a text-format COPY would take backslashes in EDN strings as
+ * its own escapes).  Neither side holds the whole file.
+ */
+int64_t
+store_load_file(PGconn *c, const char *schema, const Options *o)
+{
+	const char *params[2];
+	char		sql[512];
+	PGresult   *r;
+	FILE	   *f;
+	char	   *buf;
+	size_t		n;
+	bool		ok = true;
+	int64_t		id = -1;
+
+	f = strcmp(o->load, "-") == 0 ? stdin : fopen(o->load, "rb");
+	if (!f)
+	{
+		errmsg_out("cannot open \"%s\": %s", o->load, strerror(errno));
+		return -1;
+	}
+	params[0] = o->name;
+	params[1] = o->workload_given ? workload_kind_name(o->workload) : NULL;
+	snprintf(sql, sizeof(sql), "SELECT %s.iso_begin_load($1, $2)", schema);
+	r = PQexecParams(c, sql, 2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	{
+		errmsg_out("cannot begin the load: %s", PQerrorMessage(c));
+		PQclear(r);
+		if (f != stdin)
+			fclose(f);
+		return -1;
+	}
+	PQclear(r);
+	snprintf(sql, sizeof(sql),
+			 "COPY %s.iso_jepsen_input FROM STDIN "
+			 "WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')", schema);
+	r = PQexec(c, sql);
+	if (PQresultStatus(r) != PGRES_COPY_IN)
+	{
+		errmsg_out("cannot start COPY into iso_jepsen_input: %s", PQerrorMessage(c));
+		PQclear(r);
+		if (f != stdin)
+			fclose(f);
+		return -1;
+	}
+	PQclear(r);
+	buf = xmalloc(1 << 20);
+	while ((n = fread(buf, 1, 1 << 20, f)) > 0)
+		if (PQputCopyData(c, buf, (int) n) != 1)
+		{
+			ok = false;
+			break;
+		}
+	if (ferror(f))
+	{
+		errmsg_out("cannot read \"%s\": %s", o->load, strerror(errno));
+		ok = false;
+	}
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	if (PQputCopyEnd(c, ok ? NULL : "isograph-record could not read the file") != 1)
+		ok = false;
+	r = PQgetResult(c);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+	{
+		if (ok)
+			errmsg_out("loading \"%s\" failed: %s", o->load, PQerrorMessage(c));
+		ok = false;
+	}
+	PQclear(r);
+	while ((r = PQgetResult(c)) != NULL)
+		PQclear(r);
+	if (!ok)
+	{
+		/* (a failed COPY has used up the load already) */
+		snprintf(sql, sizeof(sql), "SELECT %s.iso_cancel_load()", schema);
+		PQclear(PQexec(c, sql));
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "SELECT history_id FROM %s.iso_history WHERE name = $1", schema);
+	r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+		id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	else
+		errmsg_out("the loaded history \"%s\" is not in iso_history: %s", o->name,
+				   PQerrorMessage(c));
+	PQclear(r);
+	return id;
 }

@@ -558,6 +558,16 @@ typedef struct Parser
 	EdnTxnCallback callback;
 	void	   *arg;
 	bool		stopped;
+
+	/*
+	 * Streaming (edn_stream_*): the input comes in chunks that do not
+	 * outlive their feed, so pending invocations copy all their text
+	 * (copy_all); hit_eof says the lexer reached the end of the chunk, so
+	 * that an error after it may only mean that the record goes on in the
+	 * next chunk.
+	 */
+	bool		copy_all;
+	bool		hit_eof;
 } Parser;
 
 static const IsoSlice empty_list[1] = {{"", 0}};
@@ -607,6 +617,7 @@ lex_string(Parser *P, Tok *t)
 			p++;
 		if (ISO_UNLIKELY(p >= end))
 		{
+			P->hit_eof = true;
 			lex_error(P, ISO_PARSE_SYNTAX, t->line,
 					  "unterminated string %s at end of input, expected '\"'",
 					  iso_quote_text(q, t->start, P->end));
@@ -910,6 +921,7 @@ lex(Parser *P, Tok *t)
 		if (ISO_UNLIKELY(p >= end))
 		{
 			P->p = p;
+			P->hit_eof = true;
 			t->kind = TK_EOF;
 			t->start = t->stop = p;
 			t->line = P->line;
@@ -1017,6 +1029,8 @@ lex(Parser *P, Tok *t)
 				}
 			}
 	bad_dispatch:
+			if (p + 1 >= end)
+				P->hit_eof = true;
 			lex_error(P, ISO_PARSE_SYNTAX, t->line, "unexpected character sequence %s, expected a value",
 					  iso_quote_text(q, p, (end - p >= 2) ? p + 2 : end));
 			set_detail(P->err, "A '#' must start a set #{...}, a discard #_ or a tagged literal such as #inst.");
@@ -2318,6 +2332,8 @@ emit_pending_info(Parser *P, Pending *pd)
 static bool
 in_input(const Parser *P, const char *p)
 {
+	if (P->copy_all)
+		return false;
 	return (uintptr_t) p - (uintptr_t) P->text < (uintptr_t) P->len;
 }
 
@@ -2340,6 +2356,21 @@ arena_bytes(const Parser *P, const IsoSlice *s)
 	return (size_t) s->len;
 }
 
+/*
+ * Bytes of a micro-op's source text that a streaming pending invocation
+ * keeps: what iso_quote_text can show (ISO_QUOTE_CHARS characters of up to
+ * 4 bytes) and one more, so that its "..." appears as before.
+ */
+static size_t
+src_copy_len(const IOp *op)
+{
+	size_t		max = 4 * ISO_QUOTE_CHARS + 1;
+
+	if (op->src == NULL || op->src_len <= 0)
+		return 0;
+	return (size_t) op->src_len < max ? (size_t) op->src_len : max;
+}
+
 /* Store the current record (an invocation) in pending slot pd. */
 static void
 store_pending(Parser *P, Pending *pd)
@@ -2360,6 +2391,9 @@ store_pending(Parser *P, Pending *pd)
 	}
 	for (i = 0; i < n_elems; i++)
 		bytes += arena_bytes(P, &P->elems[i]);
+	if (P->copy_all)
+		for (i = 0; i < n_ops; i++)
+			bytes += src_copy_len(&P->ops[i]);
 	need = (size_t) n_ops * sizeof(IOp) + (size_t) n_elems * sizeof(IsoSlice) + bytes;
 	if (need > pd->blob_cap || pd->blob == NULL)
 	{
@@ -2387,6 +2421,20 @@ store_pending(Parser *P, Pending *pd)
 	}
 	for (i = 0; i < n_elems; i++)
 		relocate(P, &pd->elems[i], &bp);
+	if (P->copy_all)
+	{
+		/* the micro-op's text, for error messages: as much as they quote */
+		for (i = 0; i < n_ops; i++)
+		{
+			size_t		n = src_copy_len(&pd->ops[i]);
+
+			if (n > 0)
+				memcpy(bp, pd->ops[i].src, n);
+			pd->ops[i].src = bp;
+			pd->ops[i].src_len = (int32) n;
+			bp += n;
+		}
+	}
 	pd->n_ops = n_ops;
 	pd->pos = r->pos;
 	pd->number = r->number;
@@ -2670,68 +2718,145 @@ not_a_map(Parser *P, const Tok *t)
 	return false;
 }
 
-static bool
-parse_all(Parser *P)
-{
-	Tok			t;
-	Open		outer;
-	bool		enclosed = false;
-	int64		pos = 0;
+/* ----------------------------------------------------------------------
+ * The record loop, over a whole text or a stream of chunks
+ * ---------------------------------------------------------------------- */
 
-	P->rec.number = 1;			/* errors between records name the next one */
-	if (!next_tok(P, &t, NULL))
-		return false;
-	if (t.kind == TK_LBRACK || t.kind == TK_LPAREN)
-	{
-		enclosed = true;
-		outer.kind = t.kind;
-		outer.start = t.start;
-		outer.line = t.line;
-		P->depth = 1;
-		if (!next_tok(P, &t, &outer))
-			return false;
-	}
+typedef enum StreamState
+{
+	SS_START,					/* nothing read yet */
+	SS_BODY,					/* records (inside the vector if enclosed) */
+	SS_CLOSED					/* after the enclosing vector's closer */
+} StreamState;
+
+/* Most bytes of an unfinished record that a stream holds between lines. */
+#define EDN_STREAM_MAX_PENDING	((size_t) 64 * 1024 * 1024)
+
+struct EdnStream
+{
+	Parser		P;
+	EdnStats   *stats;
+	IsoParseError *err;
+	StreamState state;
+	bool		enclosed;
+	Open		outer;
+	int64		pos;			/* 0-based position of the next record */
+	bool		streaming;		/* chunks die after their feed */
+	bool		failed;
+	/* streaming: the unfinished record's text, then the line being fed */
+	char	   *buf;
+	size_t		buf_len;
+	size_t		buf_cap;
+	/* streaming: the start of the enclosing vector, for its error message */
+	char		outer_text[4 * ISO_QUOTE_CHARS + 1];
+	size_t		outer_len;
+};
+
+static void
+stream_init(EdnStream *S, IsoWorkload expected, EdnTxnCallback callback,
+			void *arg, EdnStats *stats, IsoParseError *err)
+{
+	Parser	   *P = &S->P;
+
+	memset(S, 0, sizeof(*S));
+	memset(err, 0, sizeof(*err));
+	memset(stats, 0, sizeof(*stats));
+	S->stats = stats;
+	S->err = err;
+	S->state = SS_START;
+	P->line = 1;
+	P->err = err;
+	P->stats = stats;
+	P->callback = callback;
+	P->arg = arg;
+	P->free_pend = -1;
+	P->anon_pend = -1;
+	P->workload = expected;
+	P->wl_expected = (expected != ISO_WORKLOAD_UNKNOWN);
+	P->utf8 = iso_host_encoding_utf8();
+	P->text = P->p = P->end = "";
+}
+
+/* Point the parser at a chunk of text. */
+static void
+stream_set_text(EdnStream *S, const char *text, size_t len)
+{
+	Parser	   *P = &S->P;
+
+	P->text = text;
+	P->p = text;
+	P->end = text + len;
+	P->len = len;
+}
+
+/*
+ * Parse the records of the current chunk.  If !final, a record that the
+ * chunk's end cuts short is not an error: *rest is set to where it starts
+ * (the parser is put back there) and the caller feeds it again with more
+ * text.  *rest is NULL when the chunk was used up.
+ */
+static bool
+parse_records(EdnStream *S, bool final, const char **rest)
+{
+	Parser	   *P = &S->P;
+	Tok			t;
+
+	*rest = NULL;
 	for (;;)
 	{
 		Rec		   *r = &P->rec;
+		const char *mark = P->p;
+		int64		mark_line = P->line;
+		int			mark_depth = P->depth;
+		const Open *ctx = (S->enclosed && S->state == SS_BODY) ? &S->outer : NULL;
 
+		P->hit_eof = false;
+		/* errors between records name the next one (none after the vector) */
+		P->rec.number = S->state == SS_CLOSED ? 0 : S->pos + 1;
+		if (!next_tok(P, &t, ctx))
+			goto fail;
 		if (t.kind == TK_EOF)
+			return true;
+		if (S->state == SS_START)
 		{
-			if (enclosed)
+			S->state = SS_BODY;
+			if (t.kind == TK_LBRACK || t.kind == TK_LPAREN)
 			{
-				P->rec.number = 0;
-				return err_unterminated(P, &outer);
+				S->enclosed = true;
+				S->outer.kind = t.kind;
+				S->outer.start = t.start;
+				S->outer.line = t.line;
+				P->depth = 1;
+				continue;
 			}
-			break;
 		}
-		if (enclosed && t.kind == closer_for(outer.kind))
+		if (S->state == SS_CLOSED)
 		{
-			P->rec.number = 0;
-			if (!next_tok(P, &t, NULL))
-				return false;
-			if (t.kind != TK_EOF)
-			{
-				char		q[QUOTE_BUF];
+			char		q[QUOTE_BUF];
 
-				set_error(P->err, ISO_PARSE_SYNTAX, 0, t.line,
-						  "unexpected %s after the end of the history vector, expected end of input",
-						  iso_quote_text(q, t.start, P->end));
-				set_detail(P->err, "The vector enclosing the history was closed at an earlier line.");
-				set_hint(P->err, "Check that brackets are balanced.");
-				return false;
-			}
-			break;
+			set_error(P->err, ISO_PARSE_SYNTAX, 0, t.line,
+					  "unexpected %s after the end of the history vector, expected end of input",
+					  iso_quote_text(q, t.start, P->end));
+			set_detail(P->err, "The vector enclosing the history was closed at an earlier line.");
+			set_hint(P->err, "Check that brackets are balanced.");
+			return false;
+		}
+		if (S->enclosed && t.kind == closer_for(S->outer.kind))
+		{
+			S->state = SS_CLOSED;
+			P->depth = 0;
+			continue;
 		}
 
 		/* a new record */
 		memset(r, 0, offsetof(Rec, rec_err));
-		r->pos = pos;
-		r->number = pos + 1;
+		r->pos = S->pos;
+		r->number = S->pos + 1;
 		r->type = -1;
 		arena_reset(&P->arena);
 		P->n_ops = 0;
 		P->n_elems = 0;
-		if ((pos & 4095) == 0)
+		if ((S->pos & 4095) == 0)
 			ISO_CHECK_INTERRUPTS();
 
 		if (t.kind == TK_TAG)
@@ -2739,10 +2864,13 @@ parse_all(Parser *P)
 			/* #jepsen.history.Op{...} */
 			Tok			t2;
 
-			if (!next_tok(P, &t2, enclosed ? &outer : NULL))
-				return false;
+			if (!next_tok(P, &t2, ctx))
+				goto fail;
 			if (t2.kind == TK_EOF || TK_IS_CLOSE(t2.kind))
-				return err_no_value(P, NULL, &t2);
+			{
+				err_no_value(P, NULL, &t2);
+				goto fail;
+			}
 			if (t2.kind != TK_LBRACE)
 				return not_a_map(P, &t);
 			t = t2;
@@ -2751,8 +2879,8 @@ parse_all(Parser *P)
 		{
 			if (TK_IS_CLOSE(t.kind))
 			{
-				if (enclosed)
-					return err_mismatch(P, &outer, &t);
+				if (S->enclosed)
+					return err_mismatch(P, &S->outer, &t);
 				set_error(P->err, ISO_PARSE_SYNTAX, r->number, t.line,
 						  "unexpected '%s', expected a map", closer_text(t.kind));
 				set_detail(P->err, "There is no open collection for this bracket to close.");
@@ -2762,17 +2890,58 @@ parse_all(Parser *P)
 			return not_a_map(P, &t);
 		}
 		if (!parse_record(P, &t))
-			return false;
+			goto fail;
 		P->stats->records++;
 		if (!finish_record(P))
 			return false;
-		pos++;
-		r->number = pos + 1;
-		if (!next_tok(P, &t, enclosed ? &outer : NULL))
+		S->pos++;
+		continue;
+
+fail:
+		if (final || !P->hit_eof)
 			return false;
+		/* the record goes on in the next chunk: nothing of it was used */
+		memset(P->err, 0, sizeof(*P->err));
+		P->p = mark;
+		P->line = mark_line;
+		P->depth = mark_depth;
+		*rest = mark;
+		return true;
+	}
+}
+
+/* End of input: the enclosing vector must be closed, pending invocations go out. */
+static bool
+parse_end(EdnStream *S)
+{
+	Parser	   *P = &S->P;
+
+	if (S->enclosed && S->state == SS_BODY)
+	{
+		P->rec.number = 0;
+		if (S->streaming)
+		{
+			/* the vector's chunk is gone: quote the copy of its start */
+			S->outer.start = S->outer_text;
+			P->end = S->outer_text + S->outer_len;
+		}
+		return err_unterminated(P, &S->outer);
 	}
 	P->rec.number = 0;
 	return flush_pending(P);
+}
+
+static void
+stream_result(EdnStream *S, bool ok)
+{
+	Parser	   *P = &S->P;
+
+	S->stats->workload = P->workload;
+	S->stats->time_source = P->any_timed ? P->time_mode : ISO_TIME_NONE;
+	if (!ok && P->stopped)
+		memset(S->err, 0, sizeof(*S->err));
+	if (!ok)
+		S->failed = true;
 }
 
 bool
@@ -2780,37 +2949,142 @@ edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 				  EdnTxnCallback callback, void *arg,
 				  EdnStats *stats, IsoParseError *err)
 {
-	Parser		P;
+	EdnStream	S;
+	const char *rest;
 	bool		ok;
 
-	memset(err, 0, sizeof(*err));
-	memset(stats, 0, sizeof(*stats));
-	memset(&P, 0, sizeof(P));
-	if (text == NULL)
-	{
-		text = "";
-		len = 0;
-	}
-	P.text = text;
-	P.p = text;
-	P.end = text + len;
-	P.len = len;
-	P.line = 1;
-	P.err = err;
-	P.stats = stats;
-	P.callback = callback;
-	P.arg = arg;
-	P.free_pend = -1;
-	P.anon_pend = -1;
-	P.workload = expected;
-	P.wl_expected = (expected != ISO_WORKLOAD_UNKNOWN);
-	P.utf8 = iso_host_encoding_utf8();
-
-	ok = parse_all(&P);
-	stats->workload = P.workload;
-	stats->time_source = P.any_timed ? P.time_mode : ISO_TIME_NONE;
-	if (!ok && P.stopped)
-		memset(err, 0, sizeof(*err));
-	parser_free(&P);
+	stream_init(&S, expected, callback, arg, stats, err);
+	stream_set_text(&S, text ? text : "", text ? len : 0);
+	ok = parse_records(&S, true, &rest) && parse_end(&S);
+	stream_result(&S, ok);
+	parser_free(&S.P);
 	return ok;
+}
+
+EdnStream *
+edn_stream_begin(IsoWorkload expected, EdnTxnCallback callback, void *arg,
+				 EdnStats *stats, IsoParseError *err)
+{
+	EdnStream  *S = (EdnStream *) iso_alloc(sizeof(EdnStream));
+
+	stream_init(S, expected, callback, arg, stats, err);
+	S->streaming = true;
+	S->P.copy_all = true;
+	return S;
+}
+
+/* Whether a line holds a closing bracket (only then can a record end). */
+static bool
+has_closer(const char *s, size_t len)
+{
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '}' || s[i] == ']' || s[i] == ')')
+			return true;
+	return false;
+}
+
+/* An unfinished record of n bytes is more than a stream holds. */
+static bool
+stream_too_long(EdnStream *S, size_t n)
+{
+	set_error(S->err, ISO_PARSE_LIMIT, S->pos + 1, S->P.line,
+			  "record %lld is not complete after %zu bytes",
+			  (long long) (S->pos + 1), n);
+	set_detail(S->err, "A record may span several lines, but a streaming load holds at most %zu bytes of an unfinished record.",
+			   EDN_STREAM_MAX_PENDING);
+	set_hint(S->err, "Check for an unterminated string or a missing closing brace.");
+	stream_result(S, false);
+	return false;
+}
+
+bool
+edn_stream_line(EdnStream *S, const char *line, size_t len)
+{
+	Parser	   *P = &S->P;
+	bool		held = S->buf_len > 0;
+	const char *rest;
+	size_t		need = S->buf_len + len + 1;
+	bool		ok;
+
+	if (S->failed)
+		return false;
+	if (need > S->buf_cap)
+	{
+		size_t		ncap = S->buf_cap ? S->buf_cap : 8192;
+
+		while (ncap < need)
+			ncap *= 2;
+		S->buf = S->buf ? iso_realloc(S->buf, ncap) : iso_alloc(ncap);
+		S->buf_cap = ncap;
+	}
+	memcpy(S->buf + S->buf_len, line, len);
+	S->buf[S->buf_len + len] = '\n';
+	S->buf_len = need;
+
+	/*
+	 * A record that began on an earlier line can only end on a line with a
+	 * closing bracket: until one comes, just hold the text (so that a map
+	 * spread over many lines is parsed once, not once per line).
+	 */
+	if (held && !has_closer(line, len))
+		return S->buf_len <= EDN_STREAM_MAX_PENDING || stream_too_long(S, S->buf_len);
+
+	stream_set_text(S, S->buf, S->buf_len);
+	ok = parse_records(S, false, &rest);
+	if (!ok)
+	{
+		stream_result(S, false);
+		return false;
+	}
+	if (S->enclosed && S->outer_len == 0 && S->outer.start != NULL)
+	{
+		/* keep the start of the vector for "unterminated vector" */
+		size_t		n = (size_t) (P->end - S->outer.start);
+
+		if (n > sizeof(S->outer_text))
+			n = sizeof(S->outer_text);
+		memcpy(S->outer_text, S->outer.start, n);
+		S->outer_len = n;
+		S->outer.start = NULL;
+	}
+	if (rest == NULL)
+		S->buf_len = 0;
+	else
+	{
+		size_t		n = (size_t) (P->end - rest);
+
+		if (n > EDN_STREAM_MAX_PENDING)
+			return stream_too_long(S, n);
+		memmove(S->buf, rest, n);
+		S->buf_len = n;
+	}
+	return true;
+}
+
+bool
+edn_stream_finish(EdnStream *S)
+{
+	const char *rest;
+	bool		ok;
+
+	if (S->failed)
+		return false;
+	stream_set_text(S, S->buf ? S->buf : "", S->buf_len);
+	ok = parse_records(S, true, &rest) && parse_end(S);
+	S->buf_len = 0;
+	stream_result(S, ok);
+	return ok;
+}
+
+void
+edn_stream_free(EdnStream *S)
+{
+	if (S == NULL)
+		return;
+	parser_free(&S->P);
+	if (S->buf)
+		iso_free(S->buf);
+	iso_free(S);
 }

@@ -97,6 +97,25 @@ extern bool edn_parse_history(const char *text, size_t len,
 							  EdnTxnCallback callback, void *arg,
 							  EdnStats *stats, IsoParseError *err);
 
+/*
+ * The same reader fed line by line (a streaming load: COPY rows), so that
+ * no more than the unfinished record's text is held.  A record may span
+ * lines and a line may hold several records.  stats and err must live as
+ * long as the stream; the callback sees the transactions as in
+ * edn_parse_history, with the same errors.  After a false return the
+ * stream only reports that failure again; free it in any case.
+ */
+typedef struct EdnStream EdnStream;
+
+extern EdnStream *edn_stream_begin(IsoWorkload expected,
+								   EdnTxnCallback callback, void *arg,
+								   EdnStats *stats, IsoParseError *err);
+/* One line, without its newline. */
+extern bool edn_stream_line(EdnStream *stream, const char *line, size_t len);
+/* End of input: the last checks, and the invocations that never completed. */
+extern bool edn_stream_finish(EdnStream *stream);
+extern void edn_stream_free(EdnStream *stream);
+
 /* Deepest nesting of EDN collections accepted (a history needs 4). */
 #define EDN_MAX_DEPTH 64
 

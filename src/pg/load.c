@@ -1,6 +1,7 @@
 /*
  * load.c
- *	  SQL glue for ingest: iso_parse_jepsen, iso_load_jepsen, iso_load_versions.
+ *	  SQL glue for ingest: iso_parse_jepsen, iso_load_jepsen, iso_load_versions,
+ *	  and the streaming load (iso_begin_load, view iso_jepsen_input).
  *
  * The parsers (edn.c, wal.c) stream transactions or versions to callbacks
  * defined here, which turn them into rows: tuplestore rows for
@@ -12,7 +13,10 @@
 
 #include "miscadmin.h"
 
+#include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -357,62 +361,99 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 }
 
 /*
+ * A load of an EDN history into iso_event, shared by iso_load_jepsen (the
+ * whole text at once) and the streaming load (iso_begin_load, then lines
+ * written to iso_jepsen_input): jepsen_load_begin creates the history,
+ * load_txn_callback writes each transaction's rows and adds it to the
+ * image, jepsen_load_finish checks and completes it.  Everything lives in
+ * memory of the caller's context (the load's own for a streaming load).
+ */
+typedef struct JepsenLoad
+{
+	char	   *name;
+	IsoWorkload expected;		/* ISO_WORKLOAD_UNKNOWN: infer it */
+	const char *workload_hint;	/* how to pass the workload explicitly */
+	LoadState	state;
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream;			/* streaming load only */
+} JepsenLoad;
+
+static void
+jepsen_load_begin(JepsenLoad *load, const char *name, IsoWorkload expected,
+				  const char *workload_hint)
+{
+	LoadState  *state = &load->state;
+
+	memset(load, 0, sizeof(*load));
+	load->name = pstrdup(name);
+	load->expected = expected;
+	load->workload_hint = workload_hint;
+	const_texts_init(&state->texts);
+	state->history_id = iso_history_create(name,
+										   iso_workload_name(expected == ISO_WORKLOAD_UNKNOWN ?
+															 ISO_WORKLOAD_LIST_APPEND : expected),
+										   "jepsen-edn");
+	/* the lock every writer of a history's rows takes first (image_store.c) */
+	iso_history_lock(state->history_id);
+	state->row_context = AllocSetContextCreate(CurrentMemoryContext,
+											   "isograph load rows",
+											   ALLOCSET_DEFAULT_SIZES);
+	iso_writer_open(&state->writer, ISO_TABLE_EVENT);
+	/* the image is built on the way (schema 0.1.0 has no images) */
+	if (iso_table_exists(ISO_TABLE_IMAGE))
+		state->history = edn_history_begin(CurrentMemoryContext);
+}
+
+/* After the parser has seen the whole history: checks, metadata, image. */
+static int64
+jepsen_load_finish(JepsenLoad *load)
+{
+	LoadState  *state = &load->state;
+
+	report_skipped(&load->stats);
+	iso_writer_close(&state->writer);
+	MemoryContextDelete(state->row_context);
+	state->row_context = NULL;
+
+	if (load->stats.workload == ISO_WORKLOAD_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot tell the workload of history \"%s\"", load->name),
+				 errdetail("The history has no writes and no reads that return a value."),
+				 errhint("Pass the workload explicitly, e.g. %s.", load->workload_hint)));
+
+	iso_history_finish_load(state->history_id, iso_workload_name(load->stats.workload),
+							load->stats.skipped, load->stats.time_source);
+	save_load_image(state, load->stats.workload);
+	return state->history_id;
+}
+
+/*
  * iso_load_jepsen(name text, edn text, workload text DEFAULT NULL) returns bigint
  */
 Datum
 iso_load_jepsen(PG_FUNCTION_ARGS)
 {
-	text	   *name;
 	text	   *edn;
 	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
-	LoadState	state;
-	EdnStats	stats;
-	IsoParseError err;
+	JepsenLoad	load;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("history name and EDN text must not be null")));
-	name = PG_GETARG_TEXT_PP(0);
 	edn = PG_GETARG_TEXT_PP(1);
 	if (!PG_ARGISNULL(2))
 		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(2));
 
-	memset(&state, 0, sizeof(state));
-	const_texts_init(&state.texts);
-	state.history_id = iso_history_create(text_to_cstring(name),
-										  iso_workload_name(expected == ISO_WORKLOAD_UNKNOWN ?
-															ISO_WORKLOAD_LIST_APPEND : expected),
-										  "jepsen-edn");
-	/* the lock every writer of a history's rows takes first (image_store.c) */
-	iso_history_lock(state.history_id);
-	state.row_context = AllocSetContextCreate(CurrentMemoryContext,
-											  "isograph load rows",
-											  ALLOCSET_DEFAULT_SIZES);
-	iso_writer_open(&state.writer, ISO_TABLE_EVENT);
-	/* the image is built on the way (schema 0.1.0 has no images) */
-	if (iso_table_exists(ISO_TABLE_IMAGE))
-		state.history = edn_history_begin(CurrentMemoryContext);
-
+	jepsen_load_begin(&load, text_to_cstring(PG_GETARG_TEXT_PP(0)), expected,
+					  "iso_load_jepsen(name, edn, 'rw-register')");
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
-						   expected, load_txn_callback, &state, &stats, &err))
-		iso_report_parse_error(&err, "EDN");
-	report_skipped(&stats);
-
-	iso_writer_close(&state.writer);
-	MemoryContextDelete(state.row_context);
-
-	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot tell the workload of history \"%s\"", text_to_cstring(name)),
-				 errdetail("The history has no writes and no reads that return a value."),
-				 errhint("Pass the workload explicitly, e.g. iso_load_jepsen(name, edn, 'rw-register').")));
-
-	iso_history_finish_load(state.history_id, iso_workload_name(stats.workload),
-							stats.skipped, stats.time_source);
-	save_load_image(&state, stats.workload);
-	PG_RETURN_INT64(state.history_id);
+						   expected, load_txn_callback, &load.state,
+						   &load.stats, &load.err))
+		iso_report_parse_error(&load.err, "EDN");
+	PG_RETURN_INT64(jepsen_load_finish(&load));
 }
 
 /* State of iso_load_versions. */
@@ -657,4 +698,291 @@ iso_load_versions(PG_FUNCTION_ARGS)
 	iso_writer_close(&state.writer);
 	MemoryContextDelete(state.row_context);
 	PG_RETURN_INT64(state.writer.rows);
+}
+
+/* ----------------------------------------------------------------------
+ * Streaming load: iso_begin_load(name, workload), then the history's lines
+ * written to the view iso_jepsen_input (COPY ... FROM STDIN, or INSERT),
+ * whose row trigger feeds them to the streaming EDN reader and whose
+ * statement trigger finishes the load.  The text is never held whole: the
+ * reader keeps only an unfinished record, and the rows go to iso_event as
+ * the transactions complete.  The load is created and finished by the one
+ * statement that writes the lines, so it is all or nothing with that
+ * statement's transaction.
+ * ----------------------------------------------------------------------
+ */
+
+/* iso_begin_load's request, kept for the session until a statement uses it. */
+typedef struct OpenLoad
+{
+	bool		open;
+	char	   *name;			/* in TopMemoryContext */
+	IsoWorkload expected;
+	bool		opened_in_xact; /* by the current (uncommitted) transaction */
+	SubTransactionId opened_subxact;
+	/* the statement writing the lines */
+	bool		started;		/* it began to (even if it failed to) */
+	JepsenLoad *active;			/* in 'cxt' */
+	MemoryContext cxt;			/* child of that (sub)transaction's context */
+	SubTransactionId active_subxact;
+} OpenLoad;
+
+static OpenLoad open_load;
+static bool stream_callbacks_registered = false;
+
+static void
+open_load_clear(void)
+{
+	if (open_load.name)
+		pfree(open_load.name);
+	open_load.name = NULL;
+	open_load.open = false;
+	open_load.opened_in_xact = false;
+	open_load.started = false;
+	/* the load's memory goes with its transaction's context */
+	open_load.active = NULL;
+	open_load.cxt = NULL;
+}
+
+static void
+stream_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (open_load.active != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("streaming load of history \"%s\" was not finished",
+								open_load.name),
+						 errdetail("Lines were written to iso_jepsen_input, but the statement that wrote them did not end.")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			open_load.opened_in_xact = false;
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			/* a load that had begun is gone; so is a request of this transaction */
+			if (open_load.started || open_load.opened_in_xact)
+				open_load_clear();
+			break;
+	}
+}
+
+static void
+stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	if (!open_load.open)
+		return;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		if ((open_load.started && open_load.active_subxact == mySubid) ||
+			(open_load.opened_in_xact && open_load.opened_subxact == mySubid))
+			open_load_clear();
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		if (open_load.opened_in_xact && open_load.opened_subxact == mySubid)
+			open_load.opened_subxact = parentSubid;
+		if (open_load.started && open_load.active_subxact == mySubid)
+			open_load.active_subxact = parentSubid;
+	}
+}
+
+PG_FUNCTION_INFO_V1(iso_begin_load);
+PG_FUNCTION_INFO_V1(iso_cancel_load);
+PG_FUNCTION_INFO_V1(iso_jepsen_input_line);
+PG_FUNCTION_INFO_V1(iso_jepsen_input_end);
+
+/*
+ * iso_begin_load(name text, workload text DEFAULT NULL) returns void
+ *
+ * Names the history that the next statement writing to iso_jepsen_input
+ * loads.  Nothing is written yet.
+ */
+Datum
+iso_begin_load(PG_FUNCTION_ARGS)
+{
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	char	   *name;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history name must not be null")));
+	if (!PG_ARGISNULL(1))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(1));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (open_load.open)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a load of history \"%s\" is already open", open_load.name),
+				 errdetail("A session loads one history at a time: the next statement that writes to iso_jepsen_input loads it."),
+				 errhint("Write its lines to iso_jepsen_input, or give it up with iso_cancel_load().")));
+	if (!stream_callbacks_registered)
+	{
+		RegisterXactCallback(stream_xact_callback, NULL);
+		RegisterSubXactCallback(stream_subxact_callback, NULL);
+		stream_callbacks_registered = true;
+	}
+	open_load.name = MemoryContextStrdup(TopMemoryContext, name);
+	open_load.expected = expected;
+	open_load.open = true;
+	open_load.opened_in_xact = true;
+	open_load.opened_subxact = GetCurrentSubTransactionId();
+	PG_RETURN_VOID();
+}
+
+/* iso_cancel_load() returns boolean: whether a load was open. */
+Datum
+iso_cancel_load(PG_FUNCTION_ARGS)
+{
+	bool		was_open = open_load.open;
+
+	if (open_load.active != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot cancel the load of history \"%s\" while its lines are being written",
+						open_load.name)));
+	open_load_clear();
+	PG_RETURN_BOOL(was_open);
+}
+
+/* Start the open load for the current statement. */
+static JepsenLoad *
+stream_start(void)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	JepsenLoad *load;
+
+	if (!open_load.open)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("no load is open"),
+				 errdetail("Lines written to iso_jepsen_input belong to the history named by iso_begin_load()."),
+				 errhint("Call iso_begin_load(name, workload) first, e.g. SELECT iso_begin_load('h1', 'list-append');")));
+	/* from here, an error ends the load: the request is used up */
+	open_load.started = true;
+	open_load.active_subxact = GetCurrentSubTransactionId();
+	cxt = AllocSetContextCreate(CurTransactionContext, "isograph streaming load",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	load = palloc0(sizeof(JepsenLoad));
+	jepsen_load_begin(load, open_load.name, open_load.expected,
+					  "SELECT iso_begin_load(name, 'rw-register')");
+	load->stream = edn_stream_begin(open_load.expected, load_txn_callback,
+									&load->state, &load->stats, &load->err);
+	MemoryContextSwitchTo(old);
+	open_load.cxt = cxt;
+	open_load.active = load;
+	return load;
+}
+
+static void
+check_stream_trigger(FunctionCallInfo fcinfo, bool row)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
+		(row ? !TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) :
+		 !TRIGGER_FIRED_FOR_STATEMENT(trigdata->tg_event)))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("%s must be fired by INSERT %s",
+						row ? "iso_jepsen_input_line" : "iso_jepsen_input_end",
+						row ? "for each row" : "for each statement")));
+	/* a trigger on another relation than iso_jepsen_input: one text column */
+	if (row && (trigdata->tg_relation->rd_att->natts != 1 ||
+				TupleDescAttr(trigdata->tg_relation->rd_att, 0)->atttypid != TEXTOID))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_jepsen_input_line must be fired for a relation of one text column")));
+}
+
+/*
+ * INSTEAD OF INSERT row trigger of iso_jepsen_input: one line of the
+ * history (NULL, as COPY's csv format reads an empty line, is an empty
+ * line).
+ */
+Datum
+iso_jepsen_input_line(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	HeapTuple	tuple;
+	JepsenLoad *load;
+	MemoryContext old;
+	Datum		d;
+	bool		isnull;
+
+	check_stream_trigger(fcinfo, true);
+	tuple = trigdata->tg_trigtuple;
+	load = open_load.active ? open_load.active : stream_start();
+	d = heap_getattr(tuple, 1, trigdata->tg_relation->rd_att, &isnull);
+	old = MemoryContextSwitchTo(open_load.cxt);
+	if (isnull)
+		edn_stream_line(load->stream, "", 0);
+	else
+	{
+		text	   *t = DatumGetTextPP(d);
+
+		if (!edn_stream_line(load->stream, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)))
+			iso_report_parse_error(&load->err, "EDN");
+		if ((Pointer) t != DatumGetPointer(d))
+			pfree(t);
+	}
+	MemoryContextSwitchTo(old);
+
+	/*
+	 * The row counts as written (COPY reports the lines), so a tuple must
+	 * come back; not the line's own, though: the executor made it in the
+	 * statement's memory and frees it only if the trigger returns another,
+	 * so returning it would keep every line until the statement ends.  A
+	 * NULL line, made here in the per-row memory, stands in for it.
+	 */
+	{
+		Datum		none = (Datum) 0;
+		bool		null = true;
+
+		return PointerGetDatum(heap_form_tuple(trigdata->tg_relation->rd_att, &none, &null));
+	}
+}
+
+/*
+ * AFTER INSERT statement trigger of iso_jepsen_input: the end of the
+ * history.  A statement that wrote no line loads an empty history if a
+ * load was open, and does nothing otherwise.
+ */
+Datum
+iso_jepsen_input_end(PG_FUNCTION_ARGS)
+{
+	JepsenLoad *load;
+	MemoryContext old;
+	int64		history_id;
+	char	   *name;
+
+	check_stream_trigger(fcinfo, false);
+	if (open_load.active == NULL && !open_load.open)
+		return PointerGetDatum(NULL);
+	load = open_load.active ? open_load.active : stream_start();
+	old = MemoryContextSwitchTo(open_load.cxt);
+	if (!edn_stream_finish(load->stream))
+		iso_report_parse_error(&load->err, "EDN");
+	edn_stream_free(load->stream);
+	load->stream = NULL;
+	history_id = jepsen_load_finish(load);
+	MemoryContextSwitchTo(old);
+
+	name = pstrdup(open_load.name);
+	MemoryContextDelete(open_load.cxt);
+	open_load_clear();
+	ereport(NOTICE,
+			(errmsg("loaded history \"%s\" as history_id %lld", name, (long long) history_id)));
+	return PointerGetDatum(NULL);
 }

@@ -105,7 +105,7 @@ my @conn = ('--target', "dbname=$TARGET", '--store', "dbname=$STORE");
 	is($rc, 0, '--help exits 0');
 	for my $o (qw(--target --store --isolation --workload --clients --duration --txns --seed
 		--name --keys --min-txn-len --max-txn-len --writes-per-key --read-fraction --write-order
-		--table --edn --no-store --check --schedule --kill-every --progress --quiet)) {
+		--table --edn --no-store --check --schedule --kill-every --progress --quiet --load)) {
 		like($out, qr/\Q$o\E\b/, "--help documents $o") or $keep = 1;
 	}
 	($rc, $out) = record('--version');
@@ -425,6 +425,50 @@ for my $wl (qw(list-append rw-register)) {
 	}
 	psql($STORE, "SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = '$user'::regrole");
 	psql('postgres', "DROP ROLE $user");
+}
+
+# ---------------------------------------------------------------- --load
+# An EDN file streamed into iso_jepsen_input gives the rows iso_load_jepsen
+# gives for its text ('edn copy' above); errors store nothing.
+{
+	my $cols = 'txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list';
+	my $edn = "$workdir/lost-update-repeatable-read.edn";
+	my ($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $edn, '--name', 'loaded lost-update');
+	is($rc, 0, '--load: exit 0') or diag($err);
+	my $id = last_line($out);
+	like($id, qr/^\d+$/, '--load: last line is the history id');
+	is(psql($STORE, "SELECT name FROM iso_history WHERE history_id = " . ($id =~ /^\d+$/ ? $id : 0)),
+		'loaded lost-update', '--load: the history has its --name');
+	my $id2 = psql($STORE, "SELECT history_id FROM iso_history WHERE name = 'edn copy'");
+	if ($id =~ /^\d+$/ && $id2 =~ /^\d+$/) {
+		my $diff = psql($STORE, "SELECT count(*) FROM ((SELECT $cols FROM iso_event WHERE history_id = $id EXCEPT ALL SELECT $cols FROM iso_event WHERE history_id = $id2) UNION ALL (SELECT $cols FROM iso_event WHERE history_id = $id2 EXCEPT ALL SELECT $cols FROM iso_event WHERE history_id = $id)) d");
+		is($diff, 0, '--load stores the rows iso_load_jepsen stores');
+		is(psql($STORE, "SELECT count(*) FROM iso_event WHERE history_id = $id"),
+			psql($STORE, "SELECT count(*) FROM iso_event WHERE history_id = $id2"), '--load: as many rows');
+	} else {
+		fail('--load stores the rows iso_load_jepsen stores');
+	}
+	# backslashes and quotes inside EDN strings arrive as they are
+	($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', "$root/test/data/rules/jepsen-strings.edn",
+		'--name', 'loaded strings', '--check');
+	is($rc, 0, '--load --check: exit 0') or diag($err);
+	like($out, qr/^\s*ser\s/m, '--load --check prints iso_levels');
+	is(psql($STORE, "SELECT string_agg(key || '=' || replace(value, E'\\n', '<newline>'), ' ' ORDER BY txn_id, pos) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded strings' AND op = 'w' AND txn_id = 0 AND pos = 0"),
+		"a\"b=x\\y<newline>", '--load: escapes in EDN strings are decoded once, as by iso_load_jepsen');
+	my $before = psql($STORE, 'SELECT count(*) FROM iso_history');
+	my $bad = "$workdir/bad.edn";
+	open my $fh, '>', $bad or die "$bad: $!";
+	print $fh "{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:append 1 2] oops]}\n";
+	close $fh;
+	($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $bad, '--name', 'loaded bad');
+	is($rc, 1, '--load of a bad file: exit 1');
+	like($err, qr/line 2/, '--load of a bad file: the error names the line');
+	is(psql($STORE, 'SELECT count(*) FROM iso_history'), $before, '--load of a bad file stores nothing');
+	($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', "$workdir/missing.edn");
+	is($rc, 1, '--load of a missing file: exit 1');
+	like($err, qr/cannot open/, '--load of a missing file: clear message');
+	($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $bad, '--no-store');
+	is($rc, 2, '--load with --no-store: exit 2');
 }
 
 done_testing();

@@ -207,6 +207,43 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					stats.workload != stats2.workload)))
 			fail("the fast paths and the general path disagree");
 	}
+	/*
+	 * The streaming reader, fed line by line, must see what the whole text
+	 * saw (a stream's last line always ends: compare texts that end so).
+	 */
+	if (size > 0 && data[size - 1] == '\n')
+	{
+		State		st3 = {0, st.stop_at, 0};
+		EdnStats	stats3;
+		IsoParseError err3;
+		EdnStream  *S = edn_stream_begin((IsoWorkload) (size % 3), check_txn, &st3,
+										 &stats3, &err3);
+		const char *p = (const char *) data,
+				   *end = p + size;
+		bool		ok3 = true;
+
+		while (ok3 && p < end)
+		{
+			const char *nl = memchr(p, '\n', (size_t) (end - p));
+			size_t		n = (size_t) (nl - p);	/* data ends with a newline */
+			char	   *line = malloc(n ? n : 1);
+
+			memcpy(line, p, n);
+			ok3 = edn_stream_line(S, line, n);
+			free(line);
+			p = nl + 1;
+		}
+		if (ok3)
+			ok3 = edn_stream_finish(S);
+		edn_stream_free(S);
+		if (ok3 != ok || st3.calls != st.calls || st3.digest != st.digest ||
+			err3.kind != err.kind || err3.line != err.line || err3.record != err.record ||
+			(ok && (stats.records != stats3.records || stats.skipped != stats3.skipped ||
+					stats.txns != stats3.txns || stats.events != stats3.events ||
+					stats.workload != stats3.workload ||
+					stats.time_source != stats3.time_source)))
+			fail("the streaming reader and the whole text disagree");
+	}
 	if (ok)
 	{
 		if (err.kind != ISO_PARSE_OK)

@@ -11,7 +11,7 @@
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
-#   test/hardening/run.sh cancel memory   some of them (also: concurrency sql_shapes damage encodings tenancy)
+#   test/hardening/run.sh cancel memory   some of them (also: concurrency sql_shapes damage encodings tenancy stream_memory)
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 export HARDENING_WORK
@@ -28,7 +28,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS isograph_hardening WITH (FORC
 	{ echo "cannot create database isograph_hardening with the extension"; echo "0 passed, 1 failed"; exit 1; }
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy)
+[ ${#tests[@]} -gt 0 ] || tests=(cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy stream_memory)
 passed=0 failed=0 todo=0 broken=()
 start=$(date +%s)
 for t in "${tests[@]}"; do

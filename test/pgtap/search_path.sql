@@ -5,7 +5,7 @@
 -- The extension's functions must still use their own objects: correct
 -- results, nothing recorded, the shadow tables untouched.
 BEGIN;
-SELECT plan(23);
+SELECT plan(24);
 
 CREATE ROLE iso_mallory LOGIN;
 CREATE SCHEMA evil AUTHORIZATION iso_mallory;
@@ -74,6 +74,10 @@ INSERT INTO pg_temp.r SELECT 'versions', public.iso_load_versions(v::bigint, '{"
 {"type":2300,"data":{"_key":"1","rwAttr":2}}')::text FROM pg_temp.r WHERE k OPERATOR(pg_catalog.=) 'load_reg';
 INSERT INTO pg_temp.r SELECT 'edges_real', count(*)::text FROM public.iso_edge WHERE history_id OPERATOR(pg_catalog.=) :sp;
 INSERT INTO pg_temp.r SELECT 'delete', public.iso_delete_history(:sp)::text;
+SELECT public.iso_begin_load('sp-stream') \gset
+INSERT INTO public.iso_jepsen_input VALUES ('{:type :ok, :value [[:r 1 nil] [:w 1 1]]}'), ('{:type :ok, :value [[:r 1 1]]}');
+INSERT INTO pg_temp.r SELECT 'stream', count(*)::text FROM public.iso_event e JOIN public.iso_history h
+  ON e.history_id OPERATOR(pg_catalog.=) h.history_id WHERE h.name OPERATOR(pg_catalog.=) 'sp-stream';
 INSERT INTO pg_temp.r SELECT 'trap_log', count(*)::text FROM evil.trap_log;
 
 RESET search_path;
@@ -87,6 +91,7 @@ SELECT is((SELECT count(*) FROM iso_history WHERE name = 'sp-reg'), 1::bigint,
 SELECT is((SELECT count(*) FROM evil.iso_history), 1::bigint, 'not into the shadow iso_history');
 SELECT is((SELECT count(*) FROM evil.iso_event), 1::bigint, 'nor into the shadow iso_event');
 SELECT is((SELECT v FROM r WHERE k = 'parse'), '1', 'iso_parse_jepsen');
+SELECT is((SELECT v FROM r WHERE k = 'stream'), '3', 'the streaming load (iso_begin_load, iso_jepsen_input) stores its events');
 SELECT is((SELECT v FROM r WHERE k = 'levels'), 'pl-2.99,ser,strict-serializable,strong-session-serializable',
           'iso_levels gives the write-skew verdicts');
 SELECT is((SELECT v FROM r WHERE k = 'check'), 'G2-item', 'iso_check finds G2-item');

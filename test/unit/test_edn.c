@@ -131,6 +131,39 @@ sink_cb(const EdnTxn *t, void *arg)
 	return true;
 }
 
+/*
+ * When set, every test parses through the streaming reader instead, fed
+ * one line at a time as a COPY into iso_jepsen_input would feed it (each
+ * line copied, without its newline), and must give the same results.
+ */
+static bool stream_lines = false;
+
+static bool
+parse_stream(const char *text, size_t len, IsoWorkload exp, EdnTxnCallback cb,
+			 void *arg, EdnStats *st, IsoParseError *e)
+{
+	EdnStream  *S = edn_stream_begin(exp, cb, arg, st, e);
+	const char *p = text,
+			   *end = text + len;
+	bool		r = true;
+
+	while (r && p < end)
+	{
+		const char *nl = memchr(p, '\n', (size_t) (end - p));
+		size_t		n = nl ? (size_t) (nl - p) : (size_t) (end - p);
+		char	   *line = malloc(n ? n : 1);
+
+		memcpy(line, p, n);
+		r = edn_stream_line(S, line, n);
+		free(line);
+		p += n + (nl ? 1 : 0);
+	}
+	if (r)
+		r = edn_stream_finish(S);
+	edn_stream_free(S);
+	return r;
+}
+
 /* Parse text (exactly len bytes, copied) into sink s. */
 static bool
 parse_n(const char *text, size_t len, IsoWorkload exp, Sink *s,
@@ -140,7 +173,10 @@ parse_n(const char *text, size_t len, IsoWorkload exp, Sink *s,
 	bool		r;
 
 	memcpy(copy, text, len);
-	r = edn_parse_history(copy, len, exp, sink_cb, s, st, e);
+	if (stream_lines)
+		r = parse_stream(copy, len, exp, sink_cb, s, st, e);
+	else
+		r = edn_parse_history(copy, len, exp, sink_cb, s, st, e);
 	free(copy);
 	return r;
 }
@@ -253,6 +289,31 @@ check_err_n(const char *desc, const char *text, size_t len, IsoWorkload exp,
 
 	sink_init(&s);
 	s.render = 0;
+	if (stream_lines && (len == 0 || text[len - 1] != '\n'))
+	{
+		/*
+		 * A stream's lines all end: its errors at the end of the input are
+		 * those of the whole text with a final newline (one line on).
+		 */
+		char	   *ended = malloc(len + 1);
+		Sink		s2;
+		EdnStats	st2;
+		static IsoParseError e2;	/* msg_sub points into it */
+
+		memcpy(ended, text, len);
+		ended[len] = '\n';
+		sink_init(&s2);
+		s2.render = 0;
+		stream_lines = false;
+		ok(!parse_n(ended, len + 1, exp, &s2, &st2, &e2), "%s: fails with a final newline", desc);
+		stream_lines = true;
+		free(ended);
+		free(s2.buf);
+		line = e2.line;
+		record = e2.record;
+		msg_sub = e2.message;
+		kind = e2.kind;
+	}
 	r = parse_n(text, len, exp, &s, &st, &e);
 	ok(!r, "%s: fails", desc);
 	if (!ok(e.kind == kind, "%s: kind %d", desc, (int) kind))
@@ -1069,6 +1130,72 @@ test_encodings(void)
 			  "{:type :ok, :value [[:w \"caf\xe9\" 1]]}", UNK, ISO_PARSE_SYNTAX, 1, 1, "invalid UTF-8 byte 0xe9");
 }
 
+/*
+ * The streaming reader on its own: records over several lines and several
+ * records on a line give what the whole text gives, and an unfinished
+ * record is held up to a limit, not without end.
+ */
+static void
+test_stream(void)
+{
+	const char *lines[] = {
+		"[{:type :invoke, :process 0,",
+		" :value [[:append 1 1]",
+		"         [:r 2 nil]]}",
+		"{:type :ok, :process 0, :value [[:append 1 1] [:r 2 []]]} {:type :ok, :process 1,",
+		"  :value [[:r 1 [1]] [:append 5 \"a\\\"",
+		"b\"]]}",
+		"#jepsen.history.Op",
+		"{:type :ok, :process 2, :value [[:append 6 7]]}",
+		"]",
+	};
+	const char *whole =
+		"[{:type :invoke, :process 0,\n :value [[:append 1 1]\n         [:r 2 nil]]}\n"
+		"{:type :ok, :process 0, :value [[:append 1 1] [:r 2 []]]} {:type :ok, :process 1,\n"
+		"  :value [[:r 1 [1]] [:append 5 \"a\\\"\nb\"]]}\n#jepsen.history.Op\n"
+		"{:type :ok, :process 2, :value [[:append 6 7]]}\n]\n";
+	Sink		s1,
+				s2;
+	EdnStats	st1,
+				st2;
+	IsoParseError e1,
+				e2;
+	EdnStream  *S;
+	bool		r = true;
+	size_t		i;
+	char	   *big;
+
+	sink_init(&s1);
+	ok(edn_parse_history(whole, strlen(whole), ISO_WORKLOAD_UNKNOWN, sink_cb, &s1, &st1, &e1), "stream: the whole text parses");
+	sink_init(&s2);
+	S = edn_stream_begin(ISO_WORKLOAD_UNKNOWN, sink_cb, &s2, &st2, &e2);
+	for (i = 0; r && i < sizeof(lines) / sizeof(lines[0]); i++)
+		r = edn_stream_line(S, lines[i], strlen(lines[i]));
+	ok(r && edn_stream_finish(S), "stream: the lines parse");
+	edn_stream_free(S);
+	is_str(s2.buf, s1.buf, "stream: maps over lines, maps on one line, a string over lines, a tag on its own line");
+	ok(st1.records == st2.records && st1.txns == st2.txns && st2.txns == 3,
+	   "stream: the same records and transactions (%lld, %lld)", (long long) st2.records, (long long) st2.txns);
+	free(s1.buf);
+	free(s2.buf);
+
+	/* an unterminated string: held up to the limit, then an error */
+	big = malloc(1 << 20);
+	memset(big, 'x', 1 << 20);
+	sink_init(&s2);
+	S = edn_stream_begin(ISO_WORKLOAD_UNKNOWN, sink_cb, &s2, &st2, &e2);
+	r = edn_stream_line(S, "{:type :ok, :value [[:w 1 \"", 26);
+	for (i = 0; r && i < 100; i++)
+		r = edn_stream_line(S, big, 1 << 20);
+	ok(!r && i <= 65, "stream: an unfinished record stops at 64 MB (after %zu lines of 1 MB)", i);
+	ok(e2.kind == ISO_PARSE_LIMIT && strstr(e2.message, "is not complete after") != NULL,
+	   "stream: with a limit error: %s", e2.message);
+	ok(!edn_stream_line(S, "}", 1) && !edn_stream_finish(S), "stream: a failed stream stays failed");
+	edn_stream_free(S);
+	free(s2.buf);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -1088,5 +1215,24 @@ main(void)
 	test_fuzz_regressions();
 	test_fast_paths();
 	test_encodings();
+
+	test_stream();
+
+	/* everything again, line by line through the streaming reader */
+	stream_lines = true;
+	test_basic();
+	test_syntax_variants();
+	test_scalars();
+	test_pairing();
+	test_time_source();
+	test_many();
+	test_callback_stop();
+	test_syntax_errors();
+	test_invalid();
+	test_range();
+	test_workload();
+	test_duplicates();
+	test_fuzz_regressions();
+	test_fast_paths();
 	return tap_done();
 }
