@@ -194,7 +194,7 @@ INSERT INTO iso_jepsen_input VALUES ('{:type :ok, :value [[:append 1 1]]}');
 SELECT iso_cancel_load();
 RESET ROLE;
 GRANT INSERT ON iso_jepsen_input TO PUBLIC;
-SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = 'regress_iso_stream';
+SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = 'regress_iso_stream'::regrole;
 DROP OWNED BY regress_iso_stream;
 DROP ROLE regress_iso_stream;
 SELECT count(iso_delete_history(history_id)) AS deleted FROM iso_history;
