@@ -2,9 +2,10 @@
 # The whole test suite: install what is missing, build, start a throwaway
 # cluster, then run pg_regress (expected/) and the isolation specs
 # (test/specs), the pgTAP specs (test/pgtap),
-# the standalone C unit tests (test/unit), a bounded fuzz run (test/fuzz)
-# and the client's tests (test/client).  Prints each suite's passed/total checks
-# (e.g. "ok   regress 22/22") and ends with "N passed, N failed".
+# the standalone C unit tests (test/unit), a bounded fuzz run (test/fuzz),
+# the client's tests (test/client) and the README's examples (test/readme).
+# Prints each suite's passed/total checks (e.g. "ok   regress 22/22") and
+# ends with "N passed, N failed".
 #
 #   tools/test.sh                  everything
 #   FUZZ_SECONDS=10 tools/test.sh  shorter fuzzing (default 30 s per target)
@@ -84,6 +85,7 @@ run hardening test/hardening/run.sh
 if [ -d test/client ]; then
 	run client make -s -C client check
 fi
+run readme test/readme/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
