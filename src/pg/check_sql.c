@@ -799,6 +799,17 @@ iso_dot(PG_FUNCTION_ARGS)
 		if ((v & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	/* aborted transactions are no vertices: in the history, nothing to draw */
+	for (v = 0; v < build.history.n_txns; v++)
+	{
+		int64		id = build.history.txns[v].txn_id;
+		DotTxn	   *t = hash_search(ids, &id, HASH_FIND, NULL);
+
+		if (t != NULL)
+			t->found = true;
+		if ((v & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	refuse_missing_ids(ids, history_id);
 
 	initStringInfo(&out);

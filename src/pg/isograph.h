@@ -117,6 +117,7 @@ extern void iso_writer_close(IsoTableWriter *writer);
 
 /* Turn a parser error into ereport(ERROR) (load.c). */
 extern void iso_report_parse_error(const IsoParseError *err, const char *what) pg_attribute_noreturn();
+extern void iso_report_edn_error(const IsoParseError *err, const char *text, size_t len) pg_attribute_noreturn();
 
 /* History rows (history_meta.c). */
 extern int64 iso_history_create(const char *name, const char *workload, const char *source);

@@ -11,6 +11,8 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
+
 #include "miscadmin.h"
 
 #include "access/htup_details.h"
@@ -72,6 +74,63 @@ iso_report_parse_error(const IsoParseError *err, const char *what)
 			 err->hint[0] ? errhint("%s", err->hint) : 0,
 			 errcontext("%s", where)));
 	pg_unreachable();
+}
+
+/*
+ * Whether text starts like JSON ({"... or [{"...): a common mix-up (Jepsen
+ * also writes JSON files, and other tools only JSON), worth its own hint.
+ */
+static bool
+looks_like_json(const char *s, size_t len)
+{
+	const char *end = s + len;
+
+	while (s < end && isspace((unsigned char) *s))
+		s++;
+	if (s < end && *s == '[')
+		for (s++; s < end && isspace((unsigned char) *s); s++)
+			;
+	if (s >= end || *s != '{')
+		return false;
+	for (s++; s < end && isspace((unsigned char) *s); s++)
+		;
+	return s < end && *s == '"';
+}
+
+/* iso_report_parse_error for EDN text (whole or one line of it). */
+void
+iso_report_edn_error(const IsoParseError *err, const char *text, size_t len)
+{
+	IsoParseError e = *err;
+
+	if (looks_like_json(text, len))
+		snprintf(e.hint, sizeof(e.hint), "%s",
+				 "The text looks like JSON; isograph reads Jepsen's EDN (history.edn: "
+				 "{:type :ok, :value [[:append 1 2]]} per line). Load other formats with COPY into iso_event.");
+	iso_report_parse_error(&e, "EDN");
+}
+
+/*
+ * An EDN text with nothing in it is a mistake, not an empty history: what
+ * psql's \set x `cat file` gives when the file cannot be read.  (A text
+ * with only comments, or only records that are not transactions, is an
+ * empty history on purpose.)  Only for loads: a check of a text in memory
+ * (iso_levels_jepsen) finds an empty history valid, as Elle does.
+ */
+static void
+refuse_blank_text(const char *name, const char *text, size_t len)
+{
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char) text[i]))
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("history \"%s\" is empty", name),
+			 errdetail("The EDN text holds nothing; a Jepsen history has one map per operation "
+					   "(a history without transactions says so with a comment, e.g. \"; no operations\")."),
+			 errhint("An unreadable or empty file gives this (psql's \\set x `cat file` then sets an empty value): check the file.")));
 }
 
 text *
@@ -289,7 +348,7 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   ISO_WORKLOAD_UNKNOWN, parse_txn_callback, &state,
 						   &stats, &err))
-		iso_report_parse_error(&err, "EDN");
+		iso_report_edn_error(&err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	report_skipped(&stats);
 
 	MemoryContextDelete(state.row_context);
@@ -348,7 +407,7 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, memory_txn_callback, eh, &stats, &err))
-		iso_report_parse_error(&err, "EDN");
+		iso_report_edn_error(&err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	report_skipped(&stats);
 	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
 		ereport(ERROR,
@@ -377,6 +436,7 @@ typedef struct JepsenLoad
 	EdnStats	stats;
 	IsoParseError err;
 	EdnStream  *stream;			/* streaming load only */
+	bool		saw_text;		/* streaming: a line with more than spaces */
 } JepsenLoad;
 
 static void
@@ -447,12 +507,13 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(2))
 		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(2));
 
+	refuse_blank_text(text_to_cstring(PG_GETARG_TEXT_PP(0)), VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	jepsen_load_begin(&load, text_to_cstring(PG_GETARG_TEXT_PP(0)), expected,
 					  "iso_load_jepsen(name, edn, 'rw-register')");
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &load.state,
 						   &load.stats, &load.err))
-		iso_report_parse_error(&load.err, "EDN");
+		iso_report_edn_error(&load.err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	PG_RETURN_INT64(jepsen_load_finish(&load));
 }
 
@@ -931,9 +992,12 @@ iso_jepsen_input_line(PG_FUNCTION_ARGS)
 	else
 	{
 		text	   *t = DatumGetTextPP(d);
+		size_t		i;
 
+		for (i = 0; !load->saw_text && i < VARSIZE_ANY_EXHDR(t); i++)
+			load->saw_text = !isspace((unsigned char) VARDATA_ANY(t)[i]);
 		if (!edn_stream_line(load->stream, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)))
-			iso_report_parse_error(&load->err, "EDN");
+			iso_report_edn_error(&load->err, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 		if ((Pointer) t != DatumGetPointer(d))
 			pfree(t);
 	}
@@ -971,6 +1035,8 @@ iso_jepsen_input_end(PG_FUNCTION_ARGS)
 	if (open_load.active == NULL && !open_load.open)
 		return PointerGetDatum(NULL);
 	load = open_load.active ? open_load.active : stream_start();
+	if (!load->saw_text)
+		refuse_blank_text(load->name, "", 0);
 	old = MemoryContextSwitchTo(open_load.cxt);
 	if (!edn_stream_finish(load->stream))
 		iso_report_parse_error(&load->err, "EDN");

@@ -20,6 +20,8 @@ damage_all() {
 	psql -X -q -A -t -v h="$1" -v step="$STEP" <<'SQL'
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
+-- the damaged image must stay as damaged: no check rewrites it
+SET isograph.save_image_on_check = off;
 CREATE TEMP TABLE intact AS SELECT * FROM iso_history_image WHERE history_id = :h;
 CREATE FUNCTION pg_temp.verdicts(h bigint) RETURNS text LANGUAGE sql AS $$
   SELECT string_agg(level || '=' || holds || '/' || violations, ' ' ORDER BY level)

@@ -189,9 +189,9 @@ run_encoding() {
 	# 5. LATIN1: a row through COPY with a non-ASCII value
 	if [ "$enc" = LATIN1 ]; then
 		out=$(PGCLIENTENCODING=UTF8 psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<'SQL'
-INSERT INTO iso_history (history_id, name, workload, source) VALUES (1000, 'copied', 'rw-register', 'copy');
-COPY iso_event (history_id, txn_id, process, status, pos, op, key, value) FROM STDIN;
-1000	1	0	ok	0	w	clé	crème brûlée
+INSERT INTO iso_history (name, workload, source) VALUES ('copied', 'rw-register', 'copy');
+COPY iso_event (txn_id, process, status, pos, op, key, value) FROM STDIN;
+1	0	ok	0	w	clé	crème brûlée
 \.
 SELECT encode(convert_to(key || '|' || value, 'LATIN1'), 'hex') FROM iso_event
  WHERE history_id = (SELECT history_id FROM iso_history WHERE name = 'copied');

@@ -33,6 +33,20 @@ SELECT iso_load_jepsen('bad', '{:type :ok, :value [[:w 1 12');
 SELECT iso_load_jepsen('bad', '{:type :o');
 SELECT iso_load_jepsen('bad', '{');
 SELECT iso_load_jepsen('bad', '');
+-- ... also with the workload given (it used to store an empty history),
+-- and streamed; checked in memory, an empty text is a valid empty history
+-- (as for Elle), and a comment makes a deliberately empty one
+SELECT iso_load_jepsen('bad', '', 'list-append');
+SELECT count(*) FILTER (WHERE holds) AS levels_that_hold FROM iso_levels_jepsen('   ', 'rw-register');
+SELECT iso_delete_history(iso_load_jepsen('bad-but-commented', '; nothing happened', 'list-append'));
+SELECT iso_begin_load('bad-stream', 'list-append');
+COPY iso_jepsen_input FROM STDIN;
+\.
+SELECT count(*) AS bad_histories FROM iso_history WHERE name LIKE 'bad%';
+-- JSON instead of EDN: the hint says so
+SELECT iso_load_jepsen('bad', '{"type": "ok", "value": [["append", 1, 2]]}');
+SELECT iso_load_jepsen('bad', '[ {"type": "ok"} ]');
+SELECT * FROM iso_levels_jepsen(E'\n{"type":"ok","value":[]}');
 SELECT iso_load_jepsen('bad', '   ');
 
 -- 3. Invalid UTF-8 and NUL bytes never reach the parser: the server

@@ -82,7 +82,7 @@ SELECT * FROM iso_check('si', -1);
 SELECT * FROM iso_levels(-1);
 
 -- An empty history and a single transaction hold every level.
-SELECT level, holds FROM iso_levels(iso_load_jepsen('empty', '', 'list-append'));
+SELECT level, holds FROM iso_levels(iso_load_jepsen('empty', '; no operations', 'list-append'));
 SELECT bool_and(holds) FROM iso_levels(iso_load_jepsen('single', '{:type :ok, :value [[:append 1 1] [:r 1 [1]]]}'));
 
 -- A 100,000-transaction chain of ww edges that closes into one cycle:
