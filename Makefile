@@ -50,7 +50,7 @@ client-clean:
 layout:
 	@if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((postgres|postgres_fe|c|fmgr|funcapi|miscadmin|pgstat)\.h|(access|catalog|commands|common|executor|lib|libpq|nodes|parser|port|storage|tcop|utils)/)' src/core/*.c src/core/*.h; then \
 		echo "src/core includes a server header (above): move that code to src/pg"; exit 1; \
-	else echo "src/core includes no server header"; fi
+	else echo "ok 1 - src/core includes no server header"; fi
 
 # Standalone checks of the C cores (no server needed).
 .PHONY: unit fuzz sanitize

@@ -35,8 +35,8 @@ counts() {
 		/^(test|     ) *[^ ]+ +\.\.\. FAILED/ { sf++; next }
 		/^Files=[0-9]+, Tests=[0-9]+/ { split($2, a, "="); pt += a[2] + 0; next }
 		/Failed [0-9]+\/[0-9]+ subtests/ { match($0, /Failed [0-9]+/); pf += substr($0, RSTART + 7, RLENGTH - 7); next }
-		/^ok [0-9]+/ { tp++; next }
-		/^not ok [0-9]+/ { if ($0 ~ /# TODO/) tp++; else tf++; next }
+		/^ok [0-9]+( |$)/ || /^ok - / { tp++; next }
+		/^not ok [0-9]+( |$)/ || /^not ok - / { if ($0 ~ /# TODO/) tp++; else tf++; next }
 		END {
 			# prove summarises the TAP lines it shows: count one or the other
 			if (pt > 0) { p = sp + pt - pf; f = sf + pf } else { p = sp + tp; f = sf + tf }
