@@ -197,24 +197,32 @@ iso_history_id_check(int64 history_id)
  * invisible to the caller); under REPEATABLE READ or SERIALIZABLE a row
  * changed since the transaction's snapshot is a serialization failure.
  */
-bool
-iso_history_try_lock(int64 history_id)
+static bool
+lock_history_row(int64 history_id, bool wait)
 {
 	Oid			argtypes[1] = {INT8OID};
 	Datum		args[1];
-	bool		found;
+	bool		locked;
 	int			ret;
 
 	args[0] = Int64GetDatum(history_id);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
+	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "FOR NO KEY UPDATE%s",
+										 iso_qualified_table_name(ISO_TABLE_HISTORY),
+										 wait ? "" : " SKIP LOCKED"),
 								1, argtypes, args, NULL, false, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
-	found = SPI_processed == 1;
+	locked = SPI_processed == 1;
 	SPI_finish();
-	return found;
+	return locked;
+}
+
+bool
+iso_history_try_lock(int64 history_id)
+{
+	return lock_history_row(history_id, true);
 }
 
 /*
@@ -225,22 +233,7 @@ iso_history_try_lock(int64 history_id)
 bool
 iso_history_lock_nowait(int64 history_id)
 {
-	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1];
-	bool		locked;
-	int			ret;
-
-	args[0] = Int64GetDatum(history_id);
-	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 "
-										 "FOR NO KEY UPDATE SKIP LOCKED",
-										 iso_qualified_table_name(ISO_TABLE_HISTORY)),
-								1, argtypes, args, NULL, false, 1);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not lock the history: %s", SPI_result_code_string(ret));
-	locked = SPI_processed == 1;
-	SPI_finish();
-	return locked;
+	return lock_history_row(history_id, false);
 }
 
 /* iso_history_try_lock, with an ERROR if the history is gone. */
