@@ -349,9 +349,13 @@ iso_input_row(PG_FUNCTION_ARGS)
 	 * tuple from its start again after every NULL.
 	 */
 	vdesc = RelationGetDescr(view);
-	if (vdesc->natts != st->view_natts)
-		elog(ERROR, "view \"%s\" changed while rows were written to it",
-			 RelationGetRelationName(view));
+	if (vdesc->natts > st->view_natts)
+	{
+		/* cannot happen while the statement holds the view; cheap anyway */
+		st->view_values = repalloc(st->view_values, sizeof(Datum) * vdesc->natts);
+		st->view_nulls = repalloc(st->view_nulls, sizeof(bool) * vdesc->natts);
+		st->view_natts = vdesc->natts;
+	}
 	heap_deform_tuple(trigdata->tg_trigtuple, vdesc, st->view_values, st->view_nulls);
 	for (i = 0; i < st->ncols; i++)
 	{
