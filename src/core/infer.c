@@ -428,10 +428,12 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	else
 		iso_infer_registers(&b, log ? log : &empty_log, options);
 
-	iso_infer_session_edges(&b);
-	iso_infer_realtime_edges(&b);
-
-	/* the builder's tables go before the CSR build, the peak of a check */
+	/*
+	 * The builder's tables serve the data edges only: they go before the
+	 * session and real-time edges, whose time points, with the edge buffer
+	 * at its fullest, are the peak of a check (1M list-append txns: 1132 ->
+	 * 1059 MB after the parse).
+	 */
 	iso_free(b.writes.keys);
 	iso_free(b.writes.ops);
 	iso_free(b.op_flags);
@@ -440,6 +442,16 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	iso_free(b.value_stamp);
 	iso_free(b.value_pos);
 	iso_free(b.dup_stamp);
+	memset(&b.writes, 0, sizeof(b.writes));
+	b.op_flags = NULL;
+	b.key_start = NULL;
+	b.key_ops = NULL;
+	b.value_stamp = NULL;
+	b.value_pos = NULL;
+	b.dup_stamp = NULL;
+
+	iso_infer_session_edges(&b);
+	iso_infer_realtime_edges(&b);
 
 	iso_graph_finish(&out->graph, out->n_vertices + out->realtime.n_points, &b.edges);
 	return true;

@@ -622,6 +622,132 @@ rnd(uint32 n)
 	return (uint32) ((rng_state >> 11) % n);
 }
 
+/*
+ * iso_graph_finish against a reference (qsort of the whole edge list by
+ * (from, to, type, key, from_op, to_op), self-edges dropped, the first of
+ * each (from, to, type) kept) on random edge lists shaped to hit the
+ * two-level bucketing: uniform, one hub vertex holding most edges (a coarse
+ * range of its own, larger than the others), edges crowded into a few
+ * vertices among many isolated ones, and fewer edges than coarse ranges.
+ */
+static int
+ref_edge_cmp(const void *pa, const void *pb)
+{
+	const IsoEdge *a = (const IsoEdge *) pa;
+	const IsoEdge *b = (const IsoEdge *) pb;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
+static void
+test_graph_build_reference(void)
+{
+	static const struct
+	{
+		const char *name;
+		uint32		nv;
+		uint32		ne;
+		int			shape;		/* 0 uniform, 1 hub, 2 crowded, 3 isolated */
+	}			cases[] = {
+		{"uniform", 3000, 40000, 0},
+		{"hub", 2000, 30000, 1},
+		{"crowded", 50000, 20000, 2},
+		{"sparse", 1000, 100, 0},
+		{"one edge per vertex", 1000, 1000, 0},
+		{"two edges per vertex", 5000, 10000, 0},
+		{"few edges, many vertices", 100000, 300, 3},
+		{"one vertex pair", 2, 5000, 0},
+	};
+	int			c;
+
+	for (c = 0; c < (int) (sizeof(cases) / sizeof(cases[0])); c++)
+	{
+		uint32		nv = cases[c].nv;
+		uint32		ne = cases[c].ne;
+		IsoEdge    *ref = (IsoEdge *) iso_alloc(sizeof(IsoEdge) * ne);
+		uint64	   *ref_start = (uint64 *) iso_alloc0(sizeof(uint64) * ((Size) nv + 1));
+		uint32		nref = 0,
+					i,
+					v;
+		IsoEdgeBuf	buf;
+		IsoGraph	g;
+		bool		good = true;
+
+		iso_edgebuf_init(&buf, 0);
+		for (i = 0; i < ne; i++)
+		{
+			IsoEdge		e;
+			uint32		r = rnd(100);
+
+			switch (cases[c].shape)
+			{
+				case 1:
+					e.from = r < 70 ? 17 : rnd(nv);
+					break;
+				case 2:
+					e.from = nv - 1 - rnd(40) * 97;
+					break;
+				default:
+					e.from = rnd(nv);
+					break;
+			}
+			e.to = rnd(nv);
+			e.type = (uint8) rnd(ISO_EDGE_NTYPES);
+			e.key = e.type >= ISO_EDGE_SO ? ISO_NO_KEY : rnd(4);
+			e.from_op = e.type >= ISO_EDGE_SO ? ISO_NO_OP : (int32) rnd(6);
+			e.to_op = e.type >= ISO_EDGE_SO ? ISO_NO_OP : (int32) rnd(6);
+			iso_edgebuf_add(&buf, e.from, e.to, (IsoEdgeType) e.type, e.key,
+							e.from_op, e.to_op);
+			if (e.from != e.to)
+				ref[nref++] = e;
+		}
+		qsort(ref, nref, sizeof(IsoEdge), ref_edge_cmp);
+		{
+			uint32		w = 0;
+
+			for (i = 0; i < nref; i++)
+			{
+				if (w > 0 && ref[i].from == ref[w - 1].from &&
+					ref[i].to == ref[w - 1].to && ref[i].type == ref[w - 1].type)
+					continue;
+				ref[w++] = ref[i];
+			}
+			nref = w;
+		}
+		for (i = 0; i < nref; i++)
+			ref_start[ref[i].from + 1]++;
+		for (v = 0; v < nv; v++)
+			ref_start[v + 1] += ref_start[v];
+
+		iso_graph_finish(&g, nv, &buf);
+		if (g.n_edges != nref)
+			good = false;
+		for (v = 0; good && v <= nv; v++)
+			if (g.out_start[v] != ref_start[v])
+				good = false;
+		for (i = 0; good && i < nref; i++)
+			if (ref_edge_cmp(&g.edges[i], &ref[i]) != 0)
+				good = false;
+		ok(good, "iso_graph_finish = sort + dedupe reference: %s (%u vertices, %u edges)",
+		   cases[c].name, nv, ne);
+		graph_free(&g);
+		iso_free(ref);
+		iso_free(ref_start);
+	}
+}
+
 #define MAXV 7
 
 typedef uint8 Mat[MAXV];		/* row i: bitset of successors */
@@ -1253,6 +1379,7 @@ main(int argc, char **argv)
 	}
 	test_names();
 	test_graph_build();
+	test_graph_build_reference();
 	test_hand_cases();
 	test_brute_force(n_graphs);
 	if (scale)
