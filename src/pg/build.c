@@ -78,10 +78,22 @@ iso_build_try_open(IsoBuild *build, int64 history_id)
 
 	build_begin(build);
 	/* the image, else the events (stored as the image when that is free) */
-	if ((!iso_use_image ||
-		 !iso_image_read(history_id, build->workload, &build->history, build->cxt)) &&
-		!iso_image_save_on_read(history_id, build->workload, &build->history, build->cxt))
-		iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	if (!iso_use_image ||
+		!iso_image_read(history_id, build->workload, &build->history, build->cxt))
+	{
+		if (iso_image_save_on_read(history_id, build->workload, &build->history, build->cxt))
+		{
+			/*
+			 * The events were read after taking the history's lock, with a
+			 * newer snapshot: read the version order and times with one as
+			 * new, so that the check sees one state of the history.
+			 */
+			iso_snapshot_pop();
+			iso_snapshot_push_latest();
+		}
+		else
+			iso_read_history(history_id, build->workload, &build->history, build->cxt);
+	}
 	if (build->workload == ISO_WORKLOAD_RW_REGISTER)
 		build->has_log = iso_read_version_log(history_id, &build->history,
 											  &build->log, build->cxt);
