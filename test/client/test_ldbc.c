@@ -193,6 +193,24 @@ main(void)
 	r = judged(T_WS, ISO_RC, false, true, false);
 	CHECK(r.bad && strstr(r.note, "UNEXPLAINED"), "WS: LDBC fails but isograph passes: unexplained");
 
+	/* SER: the SSI commit race may make either check fail, and is noted */
+	memset(&r, 0, sizeof(r));
+	r.test = T_WS;
+	r.lvl = ISO_SER;
+	r.ldbc_pass = true;
+	r.iso_pass = false;
+	r.race = true;
+	r.note = RACE_NOTE;
+	judge(&r, false);
+	CHECK(!r.bad && strstr(r.note, "SSI commit race"), "WS at SER: the race's G2-item is explained");
+	r.ldbc_pass = false;
+	judge(&r, false);
+	CHECK(!r.bad, "WS at SER: LDBC failing with the race's G2-item is explained");
+	r.race = false;
+	r.note = NULL;
+	judge(&r, false);
+	CHECK(r.bad && strstr(r.note, "VIOLATION"), "WS at SER: failing without the race is a violation");
+
 	printf("1..%d\n", checks);
 	return failures ? 1 : 0;
 }
