@@ -5,6 +5,8 @@
  */
 #include "options.h"
 
+#include "ldbc.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
@@ -31,7 +33,8 @@ usage(FILE *f)
 		  "\n"
 		  "Workload:\n"
 		  "  --workload KIND         list-append (default) or rw-register\n"
-		  "  --isolation LEVEL       read-committed, repeatable-read or serializable (default)\n"
+		  "  --isolation LEVEL       read-committed, repeatable-read or serializable (default);\n"
+		  "                          also rc, rr, ser, and (with --ldbc) all\n"
 		  "  --clients N             concurrent sessions, one connection each (default 10)\n"
 		  "  --duration SECONDS      how long to run (default 10, unless --txns is given)\n"
 		  "  --txns N                stop after N transactions (with --duration: whichever first)\n"
@@ -56,6 +59,19 @@ usage(FILE *f)
 		  "  --schedule NAME         lost-update, read-skew or write-skew, at --isolation;\n"
 		  "                          every step's result is checked against PostgreSQL 15's\n"
 		  "                          documented behaviour; a mismatch stops with an error\n"
+		  "\n"
+		  "LDBC SNB ACID tests (Person, KNOWS, Post, LIKES tables in schema isograph_ldbc):\n"
+		  "  --ldbc TEST             run the LDBC ACID test TEST (g0, g1a, g1b, g1c, imp, pmp,\n"
+		  "                          otv, fr, lu, ws) or all of them, at --isolation (rc, rr,\n"
+		  "                          ser or all; default all); store one history per test and\n"
+		  "                          level and print test x level: LDBC verdict, isograph\n"
+		  "                          verdict, anomalies.  Exit 3 if they disagree unexplained\n"
+		  "                          or a level PostgreSQL guarantees is violated\n"
+		  "  --ldbc-sleep MS         the tests' sleeps inside transactions (default 250, as LDBC)\n"
+		  "  --ldbc-schedule         instead of concurrent clients, one fixed interleaving of\n"
+		  "                          two sessions per test that forces the anomaly where the\n"
+		  "                          level allows it (deterministic verdicts)\n"
+		  "  (--clients N sets the LDBC runs' threads, default 8 as LDBC's driver)\n"
 		  "\n"
 		  "Output:\n"
 		  "  --name NAME             name of the stored history (default: generated, unique)\n"
@@ -111,7 +127,7 @@ enum
 	O_TARGET = 1000, O_STORE, O_ISOLATION, O_WORKLOAD, O_CLIENTS, O_DURATION, O_TXNS,
 	O_SEED, O_NAME, O_KEYS, O_MINLEN, O_MAXLEN, O_WPK, O_READFRAC, O_WORDER, O_TABLE,
 	O_EDN, O_NOSTORE, O_CHECK, O_SCHEDULE, O_KILL, O_PROGRESS, O_QUIET, O_NOFINAL,
-	O_HELP, O_VERSION, O_LOAD
+	O_HELP, O_VERSION, O_LOAD, O_LDBC, O_LDBC_SLEEP, O_LDBC_SCHEDULE
 };
 
 static const struct option longopts[] = {
@@ -140,6 +156,9 @@ static const struct option longopts[] = {
 	{"quiet", no_argument, NULL, O_QUIET},
 	{"no-final-read", no_argument, NULL, O_NOFINAL},
 	{"load", required_argument, NULL, O_LOAD},
+	{"ldbc", required_argument, NULL, O_LDBC},
+	{"ldbc-sleep", required_argument, NULL, O_LDBC_SLEEP},
+	{"ldbc-schedule", no_argument, NULL, O_LDBC_SCHEDULE},
 	{"help", no_argument, NULL, O_HELP},
 	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0}
@@ -179,6 +198,8 @@ set_defaults(Options *o)
 	o->ascending_writes = true;
 	o->progress = 1;
 	o->final_read = true;
+	o->levels = 1 << ISO_SER;
+	o->ldbc_sleep_ms = 250;
 }
 
 /* Options that name one of a few choices. */
@@ -188,15 +209,33 @@ parse_choice_option(int c, const char *a, Options *o)
 	switch (c)
 	{
 		case O_ISOLATION:
-			if (strcmp(a, "read-committed") == 0 || strcasecmp(a, "read committed") == 0)
+			if (strcmp(a, "read-committed") == 0 || strcasecmp(a, "read committed") == 0 ||
+				strcasecmp(a, "rc") == 0)
 				o->isolation = ISO_RC;
-			else if (strcmp(a, "repeatable-read") == 0 || strcasecmp(a, "repeatable read") == 0)
+			else if (strcmp(a, "repeatable-read") == 0 || strcasecmp(a, "repeatable read") == 0 ||
+					 strcasecmp(a, "rr") == 0)
 				o->isolation = ISO_RR;
-			else if (strcmp(a, "serializable") == 0)
+			else if (strcmp(a, "serializable") == 0 || strcasecmp(a, "ser") == 0)
 				o->isolation = ISO_SER;
+			else if (strcasecmp(a, "all") == 0)
+			{
+				o->isolation = ISO_SER;
+				o->levels = (1 << ISO_RC) | (1 << ISO_RR) | (1 << ISO_SER);
+				o->isolation_given = true;
+				return 0;
+			}
 			else
 				return bad_option("--isolation", a,
-								  "read-committed, repeatable-read or serializable");
+								  "read-committed (rc), repeatable-read (rr), serializable (ser) "
+								  "or all");
+			o->levels = 1 << o->isolation;
+			o->isolation_given = true;
+			return 0;
+		case O_LDBC:
+			if (!ldbc_test_name_ok(a))
+				return bad_option("--ldbc", a,
+								  "g0, g1a, g1b, g1c, imp, pmp, otv, fr, lu, ws or all");
+			o->ldbc = a;
 			return 0;
 		case O_WORKLOAD:
 			if (strcmp(a, "list-append") == 0)
@@ -274,6 +313,8 @@ static const NumberOption number_options[] = {
 	"a number of seconds >= 0.01"},
 	{O_PROGRESS, "--progress", NUM_DOUBLE, 0, 86400, offsetof(Options, progress),
 	"a number of seconds >= 0"},
+	{O_LDBC_SLEEP, "--ldbc-sleep", NUM_INT, 0, 60000, offsetof(Options, ldbc_sleep_ms),
+	"an integer number of milliseconds from 0 to 60000"},
 };
 
 /* Parse a into the field of o that no names; false if it is out of range. */
@@ -315,6 +356,8 @@ parse_number_option(int c, const char *a, Options *o, bool *duration_given)
 			return bad_option(no->flag, a, no->expect);
 		if (c == O_DURATION)
 			*duration_given = true;
+		if (c == O_CLIENTS)
+			o->clients_given = true;
 		return 0;
 	}
 	return NOT_MINE;
@@ -331,6 +374,7 @@ static const struct
 	{O_CHECK, offsetof(Options, check), true},
 	{O_QUIET, offsetof(Options, quiet), true},
 	{O_NOFINAL, offsetof(Options, final_read), false},
+	{O_LDBC_SCHEDULE, offsetof(Options, ldbc_schedule), true},
 };
 
 /* Options that take a name, and flags. */
@@ -431,6 +475,22 @@ check_combinations(const Options *o)
 		errmsg_out("--load only loads a file; it cannot be used with --no-store, --edn or --schedule");
 		return EXIT_USAGE;
 	}
+	if (!o->ldbc && (o->levels & ~(1 << o->isolation)))
+	{
+		errmsg_out("--isolation all runs every level of the LDBC tests; it needs --ldbc");
+		return EXIT_USAGE;
+	}
+	if (!o->ldbc && o->ldbc_schedule)
+	{
+		errmsg_out("--ldbc-schedule needs --ldbc");
+		return EXIT_USAGE;
+	}
+	if (o->ldbc && (o->load || o->schedule || o->no_store || o->edn || o->kill_every > 0))
+	{
+		errmsg_out("--ldbc runs its own tests and stores one history per test and level; "
+				   "it cannot be used with --load, --schedule, --no-store, --edn or --kill-every");
+		return EXIT_USAGE;
+	}
 	if (o->schedule && o->workload != WL_LIST_APPEND)
 	{
 		errmsg_out("--schedule replays list-append schedules; it cannot be used with "
@@ -463,6 +523,14 @@ default_name(Options *o)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 
+	if (o->ldbc)
+	{
+		snprintf(buf, sizeof(buf), "ldbc %04d-%02d-%02dT%02d:%02d:%02d.%06ldZ pid %d",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+				 tm.tm_sec, ts.tv_nsec / 1000, (int) getpid());
+		o->name = buf;
+		return;
+	}
 	if (!o->schedule)
 		snprintf(seed, sizeof(seed), " seed %llu", (unsigned long long) o->seed);
 	snprintf(buf, sizeof(buf), "%s %s %s %04d-%02d-%02dT%02d:%02d:%02d.%06ldZ%s pid %d",
@@ -492,6 +560,10 @@ complete_defaults(Options *o, bool duration_given)
 		o->seed = clock_seed();
 	if (!o->name && o->load)
 		o->name = o->load;		/* the file's name */
+	if (o->ldbc && !o->isolation_given)
+		o->levels = (1 << ISO_RC) | (1 << ISO_RR) | (1 << ISO_SER);
+	if (o->ldbc && !o->clients_given)
+		o->clients = 8;			/* LDBC's driver: a pool of 8 threads */
 	if (!o->name)
 		default_name(o);
 }

@@ -42,6 +42,13 @@ typedef struct Options
 	bool		final_read;
 	const char *load;			/* --load FILE: load an EDN file, run nothing */
 	bool		workload_given;
+	/* --ldbc: the LDBC SNB ACID tests (ldbc.c) */
+	const char *ldbc;			/* a test name or "all"; NULL = not an LDBC run */
+	int			levels;			/* bit (1 << IsoLevel) per level to run */
+	bool		isolation_given;
+	bool		clients_given;
+	int			ldbc_sleep_ms;	/* the tests' sleeps (LDBC: 250 ms) */
+	bool		ldbc_schedule;	/* fixed two-session interleavings instead */
 } Options;
 
 /* Fill o from argv; 0, or the exit status (--help and --version exit 0). */

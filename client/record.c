@@ -14,12 +14,14 @@
  *   session.c        one client session (thread): run transactions, classify errors
  *   nemesis.c        --kill-every: terminate sessions' backends
  *   schedule.c       --schedule: deterministic step-by-step schedules
+ *   ldbc.c           --ldbc: the LDBC SNB ACID tests, checked by LDBC and isograph
  *   version_order.c  rw-register: each key's version order, from RETURNING prev
  *   store.c          COPY the history into the store database, run iso_levels
  *   edn_out.c        Jepsen EDN writer
  *   rng.h            the random numbers (splitmix64)
  */
 #include "edn_out.h"
+#include "ldbc.h"
 #include "nemesis.h"
 #include "options.h"
 #include "schedule.h"
@@ -267,6 +269,9 @@ main(int argc, char **argv)
 	rc = options_parse(argc, argv, &o);
 	if (rc)
 		return rc;
+
+	if (o.ldbc)
+		return ldbc_run(&o);
 
 	if (o.load)
 	{
