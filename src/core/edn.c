@@ -559,6 +559,8 @@ typedef struct Parser
 	char	   *ukpool;
 	size_t		ukpool_len;
 	size_t		ukpool_cap;
+	uint32	   *uksmall;		/* keys that are small integers: ukeys index + 1 */
+	size_t		uksmall_cap;
 
 	IsoWorkload workload;
 	bool		wl_expected;
@@ -2628,8 +2630,69 @@ typedef struct UKey
 	bool		frozen;
 } UKey;
 
+static UKey *ukey_find_hashed(Parser *P, const IsoSlice *key);
+
+/* The value of a canonical decimal text of 1 to 9 digits, else -1. */
+static inline int64
+small_int_text(const char *s, int32 n)
+{
+	uint32		v = 0;
+	int32		i;
+
+	if (n < 1 || n > 9 || (s[0] == '0' && n > 1))
+		return -1;
+	for (i = 0; i < n; i++)
+	{
+		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/*
+ * The entry of a key, created if new.  A key that is a small integer is
+ * found through uksmall (grown while it stays within 4 slots per key plus
+ * 4096), any other through the hash, which holds every key.
+ */
 static UKey *
 ukey_find(Parser *P, const IsoSlice *key)
+{
+	int64		v = small_int_text(key->ptr, key->len);
+	UKey	   *k;
+
+	if (v < 0)
+		return ukey_find_hashed(P, key);
+	if ((size_t) v >= P->uksmall_cap)
+	{
+		size_t		ncap = P->uksmall_cap ? P->uksmall_cap : 1024;
+		uint32	   *ns;
+
+		while (ncap <= (size_t) v)
+			ncap *= 2;
+		if (ncap > 4 * P->nuk + 4096)
+			return ukey_find_hashed(P, key);
+		ns = (uint32 *) iso_alloc0(ncap * sizeof(uint32));
+		if (P->uksmall)
+		{
+			memcpy(ns, P->uksmall, P->uksmall_cap * sizeof(uint32));
+			iso_free(P->uksmall);
+		}
+		P->uksmall = ns;
+		P->uksmall_cap = ncap;
+	}
+	if (P->uksmall[v] != 0)
+		return &P->ukeys[P->uksmall[v] - 1];
+	k = ukey_find_hashed(P, key);
+	if (k != NULL)
+		P->uksmall[v] = (uint32) (k - P->ukeys) + 1;
+	return k;
+}
+
+static UKey *
+ukey_find_hashed(Parser *P, const IsoSlice *key)
 {
 	uint64		h = hash_mix(hash_bytes(key->ptr, (size_t) key->len, HASH_K1 ^ (uint64) key->len));
 	uint32		h32 = (uint32) h;
@@ -2705,25 +2768,16 @@ static bool
 unique_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 			 int64 line, const IOp *op)
 {
-	const char *s = val->ptr;
-	int32		n = val->len;
-	uint32		v = 0;
-	int32		i;
+	int64		sv;
+	uint32		v;
 	UKey	   *k;
 	uint32		w;
 	uint64	   *word;
 	uint64		bit;
 
-	if (!P->fast_unique || n < 1 || n > 9 || (s[0] == '0' && n > 1))
+	if (!P->fast_unique || (sv = small_int_text(val->ptr, val->len)) < 0)
 		return check_write(P, key, val, record, line, op);
-	for (i = 0; i < n; i++)
-	{
-		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
-
-		if (d > 9)
-			return check_write(P, key, val, record, line, op);
-		v = v * 10 + d;
-	}
+	v = (uint32) sv;
 	k = ukey_find(P, key);
 	if (k == NULL)
 		return check_write(P, key, val, record, line, op);
@@ -3294,6 +3348,8 @@ parser_free(Parser *P)
 		iso_free(P->ukslots);
 	if (P->ukpool)
 		iso_free(P->ukpool);
+	if (P->uksmall)
+		iso_free(P->uksmall);
 }
 
 static bool

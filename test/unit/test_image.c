@@ -693,6 +693,70 @@ sizes_follow_header(void)
 	history_free(&h);
 }
 
+/*
+ * The string table's cache of small integer texts (history.c) only speeds
+ * interning up: ids are those of first appearance, equal texts get one id,
+ * texts that merely have the same number ("017", "17") do not, and numbers
+ * beyond the cache go by the hash.  Checked against a linear reference.
+ */
+static void
+strtab_small_ints(void)
+{
+	static const char *const fixed[] = {
+		"17", "017", "0", "00", "-1", "1", "17", "999999999", "1000000000",
+		"123456789", "x17", "17x", "", "4095", "4096", "0", "-0", "+1",
+	};
+	IsoStrTab	t;
+	char	  **ref = malloc(sizeof(char *) * 20000);
+	uint32		n_ref = 0;
+	bool		good = true;
+	uint32		i;
+	char		buf[32];
+
+	iso_strtab_init(&t, 16);
+	for (i = 0; i < 20000 && good; i++)
+	{
+		const char *s;
+		uint32		j,
+					want,
+					got;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0]))
+			s = fixed[i];
+		else
+		{
+			/* dense runs, repeats, and numbers far beyond the cache */
+			uint32		v = (i % 7 == 0) ? (i * 7919u) % 5000u :
+				(i % 11 == 0) ? 100000000u + i : i;
+
+			snprintf(buf, sizeof(buf), "%u", v);
+			s = buf;
+		}
+		for (j = 0; j < n_ref; j++)
+			if (strcmp(ref[j], s) == 0)
+				break;
+		want = j;
+		if (j == n_ref)
+		{
+			ref[n_ref] = malloc(strlen(s) + 1);
+			memcpy(ref[n_ref++], s, strlen(s) + 1);
+		}
+		got = iso_strtab_intern(&t, s, (int32) strlen(s));
+		if (got != want || iso_strtab_find(&t, s, (int32) strlen(s)) != want)
+		{
+			diag("'%s': interned as %u, expected %u", s, got, want);
+			good = false;
+		}
+	}
+	ok(good && t.n == n_ref, "small integer cache: %u strings, ids of first appearance", n_ref);
+	ok(t.small != NULL && t.small_cap <= 4 * t.n + 4096 + 4096,
+	   "small integer cache in use, bounded (%u entries for %u strings)", t.small_cap, t.n);
+	for (i = 0; i < n_ref; i++)
+		free(ref[i]);
+	free(ref);
+	iso_strtab_free(&t);
+}
+
 int
 main(void)
 {
@@ -721,5 +785,6 @@ main(void)
 
 	break_rules();
 	sizes_follow_header();
+	strtab_small_ints();
 	return tap_done();
 }
