@@ -302,7 +302,10 @@ iso_history_add_elem(IsoHistory *h, IsoSlice elem)
 	h->elems[h->n_elems++] = iso_strtab_intern(&h->values, elem.ptr, elem.len);
 }
 
-/* Make room in memo for n elements of total text length nbytes. */
+/*
+ * Make room in memo for n elements of total text length nbytes, keeping
+ * what it holds.
+ */
 static void
 memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
 {
@@ -310,24 +313,33 @@ memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
 	{
 		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
 
-		if (m->ids)
-		{
-			iso_free(m->ids);
-			iso_free(m->offs);
-		}
-		m->ids = iso_alloc(sizeof(uint32) * cap);
-		m->offs = iso_alloc(sizeof(uint32) * (cap + 1));
+		m->ids = m->ids ? iso_realloc(m->ids, sizeof(uint32) * cap) :
+			iso_alloc(sizeof(uint32) * cap);
+		m->offs = m->offs ? iso_realloc(m->offs, sizeof(uint32) * (cap + 1)) :
+			iso_alloc(sizeof(uint32) * (cap + 1));
 		m->cap_n = cap;
 	}
 	if (nbytes > m->cap_bytes || m->bytes == NULL)
 	{
 		uint32		cap = Max(Max(nbytes, m->cap_bytes * 2), 64);
 
-		if (m->bytes)
-			iso_free(m->bytes);
-		m->bytes = iso_alloc(cap);
+		m->bytes = m->bytes ? iso_realloc(m->bytes, cap) : iso_alloc(cap);
 		m->cap_bytes = cap;
 	}
+}
+
+/* Whether n bytes at a and b are equal (inline for the short texts of lists). */
+static inline bool
+same_bytes(const char *a, const char *b, int32 n)
+{
+	int32		i;
+
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 uint32
@@ -355,7 +367,7 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 	/* the prefix equal to the remembered read keeps its ids */
 	while (same < m->n && same < (uint32) n &&
 		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
-		   memcmp(elems[same].ptr, m->bytes + m->offs[same], elems[same].len) == 0)
+		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))
 		same++;
 
 	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + (uint64) n, sizeof(uint32));
@@ -366,18 +378,22 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 		nbytes += elems[i].len;
 	}
 
-	/* remember this read if it differs (texts are copied: they are transient) */
+	/*
+	 * Remember this read if it differs (texts are copied: they are
+	 * transient).  The common prefix is remembered already: only the
+	 * elements after it are written (mostly a read extends the last one).
+	 */
 	if (same < (uint32) n || same < m->n)
 	{
 		if (nbytes > PG_UINT32_MAX / 2)
 			nbytes = 0;			/* absurdly long: do not remember */
 		else
 		{
-			uint32		off = 0;
+			uint32		off = same > 0 ? m->offs[same] : 0;
 
 			memo_reserve(m, (uint32) n, (uint32) nbytes);
 			m->offs[0] = 0;
-			for (i = 0; i < n; i++)
+			for (i = (int32) same; i < n; i++)
 			{
 				m->ids[i] = h->elems[h->n_elems + i];
 				memcpy(m->bytes + off, elems[i].ptr, elems[i].len);

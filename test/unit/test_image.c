@@ -757,6 +757,72 @@ strtab_small_ints(void)
 	iso_strtab_free(&t);
 }
 
+/*
+ * List reads reuse the ids of the key's previous read for their common
+ * prefix, and the remembered read is extended in place when a read only
+ * adds elements (history.c): every element's id must still name its text,
+ * through reads that grow, repeat, shrink, diverge and change lengths.
+ */
+static void
+list_memo_ids(void)
+{
+	static const char *const reads[][8] = {
+		{"1", NULL}, {"1", "22", NULL}, {"1", "22", "333", NULL},
+		{"1", "22", "333", NULL}, {"1", "22", NULL}, {"1", "22", "4", "55", NULL},
+		{"1", "2", "333", NULL}, {"1", "2", "333", "4444", "5", NULL}, {NULL},
+		{"1", "2", "333", "4444", "5", "66", "7", NULL}, {"9", "2", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaaa", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaab", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaab", "x", NULL},
+	};
+	IsoHistory	h;
+	size_t		r;
+	bool		good = true;
+	uint64		e = 0;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
+	{
+		IsoSlice	el[8];
+		IsoSlice	key = {r % 3 == 2 ? "other" : "k", r % 3 == 2 ? 5 : 1};
+		char		copies[8][32];
+		int32		n = 0;
+
+		/* fresh copies: the reader's texts are transient */
+		while (reads[r][n] != NULL)
+		{
+			snprintf(copies[n], sizeof(copies[n]), "%s", reads[r][n]);
+			el[n].ptr = copies[n];
+			el[n].len = (int32) strlen(copies[n]);
+			n++;
+		}
+		iso_history_add_txn(&h, (int64) r, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_list(&h, 0, key, el, n);
+		memset(copies, 'z', sizeof(copies));
+	}
+	iso_history_end_input(&h);
+	for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
+	{
+		int32		j;
+
+		for (j = 0; reads[r][j] != NULL; j++, e++)
+		{
+			int32		len;
+			const char *t = iso_strtab_get(&h.values, h.elems[e], &len);
+
+			if (len != (int32) strlen(reads[r][j]) || memcmp(t, reads[r][j], len) != 0)
+			{
+				diag("read %zu element %d: id %u is '%.*s', expected '%s'",
+					 r, j, h.elems[e], len, t, reads[r][j]);
+				good = false;
+			}
+		}
+	}
+	ok(good && e == h.n_elems, "list reads: every element's id names its text (%llu elements)",
+	   (unsigned long long) e);
+	iso_history_free(&h);
+}
+
 int
 main(void)
 {
@@ -786,5 +852,6 @@ main(void)
 	break_rules();
 	sizes_follow_header();
 	strtab_small_ints();
+	list_memo_ids();
 	return tap_done();
 }
