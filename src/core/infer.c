@@ -93,6 +93,42 @@ group_ops_by_key(Builder *b)
 	iso_free(fill);
 }
 
+/*
+ * Whether every write's (key, value) is written once, from the ops grouped
+ * by key: a stamp per value id, the key's number (+ 1) when one of the
+ * key's writes wrote it.  False also for a write without a value, which
+ * the write map judges.
+ */
+static bool
+writes_unique_by_key(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32	   *stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
+	bool		unique = true;
+	uint32		k;
+
+	for (k = 0; k < h->keys.n && unique; k++)
+	{
+		uint32		j;
+
+		for (j = b->key_start[k]; j < b->key_start[k + 1]; j++)
+		{
+			const IsoOp *op = &h->ops[b->key_ops[j]];
+
+			if (op->kind == ISO_OP_READ)
+				continue;
+			if (op->value == ISO_NONE || stamp[op->value] == k + 1)
+			{
+				unique = false;
+				break;
+			}
+			stamp[op->value] = k + 1;
+		}
+	}
+	iso_free(stamp);
+	return unique;
+}
+
 /* ---------------------------------------------------------------------
  * Step 2: vertices (ok, and info proven committed by a vertex's read)
  * --------------------------------------------------------------------- */
@@ -483,10 +519,26 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	b.h = h;
 	b.out = out;
 
-	if (!iso_infer_build_write_map(&b, err))
+	/*
+	 * Unique writes (step 0).  A list-append history looks its writers up
+	 * key by key (infer_list.c), so the write map of the whole history
+	 * (16 bytes a slot, two slots a write) serves only to find a duplicate:
+	 * a pass over the ops grouped by key finds whether there is one, and
+	 * only then is the map built, to name the first one as before.
+	 */
+	if (h->workload != ISO_WORKLOAD_LIST_APPEND &&
+		!iso_infer_build_write_map(&b, err))
 		return false;
 	mark_op_flags(&b);
 	group_ops_by_key(&b);
+	if (h->workload == ISO_WORKLOAD_LIST_APPEND && !writes_unique_by_key(&b) &&
+		!iso_infer_build_write_map(&b, err))
+	{
+		iso_free(b.op_flags);
+		iso_free(b.key_start);
+		iso_free(b.key_ops);
+		return false;
+	}
 	find_vertices(&b);
 
 	/* data edges are about 2 per op, real-time ones a few per txn: one
@@ -509,8 +561,11 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	 * at its fullest, are the peak of a check (1M list-append txns: 1132 ->
 	 * 1059 MB after the parse).
 	 */
-	iso_free(b.writes.keys);
-	iso_free(b.writes.ops);
+	if (b.writes.keys)
+	{
+		iso_free(b.writes.keys);
+		iso_free(b.writes.ops);
+	}
 	iso_free(b.op_flags);
 	iso_free(b.key_start);
 	iso_free(b.key_ops);
