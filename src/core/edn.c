@@ -2089,13 +2089,15 @@ parse_record(Parser *P, const Tok *open)
  * :type :f :value :time :process :index (each at most once) whose values
  * are keywords, canonical integers, nil, and a :value vector of
  * micro-operations [:r|:w|:append key value] with integer or keyword keys
- * and values and list reads of integers.  fast_record() reads such a
+ * and values and list reads of integers; other keyword keys (:error) with
+ * a keyword, integer or nil are passed over.  fast_record() reads such a
  * record in one pass over the bytes, without tokens, and leaves exactly
  * what parse_record() would have left (P->rec, P->ops, P->elems, P->p,
- * P->line).  At anything else (another key, a string, a comment, a
- * discard or tag, a '(' list, a sign, a leading zero, an integer of more
- * than 18 digits, a token not followed by a delimiter, the end of the
- * text) it gives up without a trace and parse_record() reads the record
+ * P->line).  At anything else (another kind of key or value, a string, a
+ * comment, a discard or tag, a '(' list, a '+' sign, a leading zero, -0,
+ * an integer of more than 18 digits, a token not followed by a delimiter,
+ * the end of the text) it gives up without a trace and parse_record()
+ * reads the record
  * from its '{', so errors and their positions come from the general path
  * only.  The unit tests (test_edn) and the fuzzer compare both paths.
  * ---------------------------------------------------------------------- */
@@ -2363,7 +2365,7 @@ fast_record(Parser *P, const Tok *open)
 			default:
 				break;
 		}
-		if (field == 0 || (seen & field))
+		if (seen & field)
 			goto give_up;
 		seen |= field;
 		p = fr_blank(s, end, &line);
@@ -2371,6 +2373,17 @@ fast_record(Parser *P, const Tok *open)
 			goto give_up;
 		switch (field)
 		{
+			case 0:
+				/* another key (:error :timeout): a keyword, integer or nil */
+				if (*p == ':')
+					s = fr_keyword(p, end);
+				else if (*p == 'n')
+					s = fr_nil(p, end);
+				else
+					s = fr_int(p, end, &v);
+				if (s == NULL)
+					goto give_up;
+				break;
 			case F_TYPE:
 				if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
 					goto give_up;
