@@ -21,6 +21,13 @@
  * end of the map only if the record turns out to be a transaction.  Nemesis
  * records may therefore carry any value at all.
  *
+ * Records of the common shape (keywords, canonical integers, nil, the
+ * :value vector) are first tried by fast_record(), one pass over the bytes
+ * without tokens, which gives up at anything else; the general parser then
+ * reads the record from its start.  The unique-writes check keeps small
+ * integer values as per-key bitmaps (unique_write) when it reads a whole
+ * text.  edn_fast_paths turns all of this off, for the tests that compare.
+ *
  * Keys and values of micro-operations point into the input text whenever
  * the text is already canonical (plain strings, keywords, canonical
  * integers); otherwise they are built in a block arena that is reset for
