@@ -21,6 +21,13 @@
  * end of the map only if the record turns out to be a transaction.  Nemesis
  * records may therefore carry any value at all.
  *
+ * Records of the common shape (keywords, canonical integers, nil, the
+ * :value vector) are first tried by fast_record(), one pass over the bytes
+ * without tokens, which gives up at anything else; the general parser then
+ * reads the record from its start.  The unique-writes check keeps small
+ * integer values as per-key bitmaps (unique_write) when it reads a whole
+ * text.  edn_fast_paths turns all of this off, for the tests that compare.
+ *
  * Keys and values of micro-operations point into the input text whenever
  * the text is already canonical (plain strings, keywords, canonical
  * integers); otherwise they are built in a block arena that is reset for
@@ -543,6 +550,24 @@ typedef struct Parser
 	char	   *wpool;
 	size_t		wpool_len;
 	size_t		wpool_cap;
+
+	/*
+	 * The unique-writes check of a whole text (fast_unique): per key, a
+	 * bitmap of the small integer values written (ukeys, found by the key's
+	 * text through ukslots); other values go to the table above.
+	 */
+	bool		fast_unique;
+	bool		fast_dup;		/* fast_unique found a value written twice */
+	uint32	   *ukslots;		/* open addressing: ukeys index + 1, 0 = empty */
+	size_t		ukcap;			/* slots, a power of two */
+	struct UKey *ukeys;
+	size_t		nuk;
+	size_t		ukeys_cap;
+	char	   *ukpool;
+	size_t		ukpool_len;
+	size_t		ukpool_cap;
+	uint32	   *uksmall;		/* keys that are small integers: ukeys index + 1 */
+	size_t		uksmall_cap;
 
 	IsoWorkload workload;
 	bool		wl_expected;
@@ -2065,6 +2090,416 @@ parse_record(Parser *P, const Tok *open)
 }
 
 /* ----------------------------------------------------------------------
+ * The fast path of whole records
+ *
+ * Most records of a Jepsen history have one shape: a map of the keys
+ * :type :f :value :time :process :index (each at most once) whose values
+ * are keywords, canonical integers, nil, and a :value vector of
+ * micro-operations [:r|:w|:append key value] with integer or keyword keys
+ * and values and list reads of integers; other keyword keys (:error) with
+ * a keyword, integer or nil are passed over.  fast_record() reads such a
+ * record in one pass over the bytes, without tokens, and leaves exactly
+ * what parse_record() would have left (P->rec, P->ops, P->elems, P->p,
+ * P->line).  At anything else (another kind of key or value, a string, a
+ * comment, a discard or tag, a '(' list, a '+' sign, a leading zero, -0,
+ * an integer of more than 18 digits, a token not followed by a delimiter,
+ * the end of the text) it gives up without a trace and parse_record()
+ * reads the record
+ * from its '{', so errors and their positions come from the general path
+ * only.  The unit tests (test_edn) and the fuzzer compare both paths.
+ * ---------------------------------------------------------------------- */
+
+/* Blanks (whitespace, commas, newlines counted). */
+static inline const char *
+fr_blank(const char *p, const char *end, int64 *line)
+{
+	while (p < end)
+	{
+		unsigned char c = (unsigned char) *p;
+
+		if (edn_cls[c] & C_WS)
+			p++;
+		else if (c == '\n')
+		{
+			(*line)++;
+			p++;
+		}
+		else
+			break;
+	}
+	return p;
+}
+
+/*
+ * A canonical integer (optional '-', 1 to 18 digits, no leading zero, not
+ * -0) followed by a delimiter: its end, and its value in *val; NULL if not.
+ */
+static inline const char *
+fr_int(const char *p, const char *end, int64 *val)
+{
+	const char *d;
+	bool		neg = false;
+	uint64		u = 0;
+
+	if (p < end && *p == '-')
+	{
+		neg = true;
+		p++;
+	}
+	d = p;
+	while (p < end && (unsigned char) (*p - '0') <= 9 && p - d < 19)
+	{
+		u = u * 10 + (uint64) (*p - '0');
+		p++;
+	}
+	if (p == d || p - d > 18 || (*d == '0' && (p - d > 1 || neg)))
+		return NULL;
+	if (p < end && !(edn_cls[(unsigned char) *p] & C_DELIM))
+		return NULL;
+	*val = neg ? -(int64) u : (int64) u;
+	return p;
+}
+
+/* A keyword at p (*p == ':') followed by a delimiter: its end; NULL if not. */
+static inline const char *
+fr_keyword(const char *p, const char *end)
+{
+	const char *s = p + 1;
+
+	while (s < end && (edn_cls[(unsigned char) *s] & C_SYM))
+		s++;
+	if (s == p + 1 || (s < end && !(edn_cls[(unsigned char) *s] & C_DELIM)))
+		return NULL;
+	return s;
+}
+
+/* nil followed by a delimiter at p: its end; NULL if not. */
+static inline const char *
+fr_nil(const char *p, const char *end)
+{
+	if (end - p >= 3 && p[0] == 'n' && p[1] == 'i' && p[2] == 'l' &&
+		(end - p == 3 || (edn_cls[(unsigned char) p[3]] & C_DELIM)))
+		return p + 3;
+	return NULL;
+}
+
+/* An integer or keyword scalar at p: its text in *out, its end; NULL if not. */
+static inline const char *
+fr_scalar(const char *p, const char *end, IsoSlice *out)
+{
+	const char *s;
+	int64		v;
+
+	if (p >= end)
+		return NULL;
+	if (*p == ':')
+		s = fr_keyword(p, end);
+	else
+		s = fr_int(p, end, &v);
+	if (s == NULL)
+		return NULL;
+	out->ptr = p;
+	out->len = (int32) (s - p);
+	return s;
+}
+
+/* The :value vector's micro-operations at p (the '['); its end, NULL if not. */
+static const char *
+fr_ops(Parser *P, const char *p, const char *end, int64 *line)
+{
+	p++;
+	for (;;)
+	{
+		IOp		   *op;
+		const char *s;
+		size_t		n;
+
+		p = fr_blank(p, end, line);
+		if (p >= end)
+			return NULL;
+		if (*p == ']')
+			return p + 1;
+		if (*p != '[' || !append_op(P))
+			return NULL;
+		op = &P->ops[P->n_ops - 1];
+		op->src = p;
+		op->line = *line;
+		op->list_len = -1;
+		op->list_off = 0;
+		op->value.ptr = op->read_value.ptr = NULL;
+		op->value.len = op->read_value.len = 0;
+
+		/* f */
+		p = fr_blank(p + 1, end, line);
+		if (p >= end || *p != ':' || (s = fr_keyword(p, end)) == NULL)
+			return NULL;
+		n = (size_t) (s - p);
+		if (n == 2 && p[1] == 'r')
+			op->op = ISO_OP_READ;
+		else if (n == 2 && p[1] == 'w')
+			op->op = ISO_OP_WRITE;
+		else if (n == 7 && memcmp(p, ":append", 7) == 0)
+			op->op = ISO_OP_APPEND;
+		else
+			return NULL;
+
+		/* key */
+		p = fr_blank(s, end, line);
+		if ((p = fr_scalar(p, end, &op->key)) == NULL)
+			return NULL;
+
+		/* value */
+		p = fr_blank(p, end, line);
+		if (p >= end)
+			return NULL;
+		if (op->op != ISO_OP_READ)
+		{
+			if ((p = fr_scalar(p, end, &op->value)) == NULL)
+				return NULL;
+		}
+		else if (*p == 'n')
+		{
+			if ((p = fr_nil(p, end)) == NULL)
+				return NULL;
+		}
+		else if (*p == '[')
+		{
+			int32		first = P->n_elems;
+
+			p++;
+			for (;;)
+			{
+				int64		v;
+
+				p = fr_blank(p, end, line);
+				if (p >= end)
+					return NULL;
+				if (*p == ']')
+				{
+					p++;
+					break;
+				}
+				if ((s = fr_int(p, end, &v)) == NULL || !append_elem(P))
+					return NULL;
+				P->elems[P->n_elems - 1].ptr = p;
+				P->elems[P->n_elems - 1].len = (int32) (s - p);
+				p = s;
+			}
+			op->list_off = first;
+			op->list_len = P->n_elems - first;
+		}
+		else if ((p = fr_scalar(p, end, &op->read_value)) == NULL)
+			return NULL;
+
+		/* end of the micro-op */
+		p = fr_blank(p, end, line);
+		if (p >= end || *p != ']')
+			return NULL;
+		p++;
+		op->src_len = (int32) (p - op->src > PG_INT32_MAX ? PG_INT32_MAX : p - op->src);
+	}
+}
+
+/*
+ * Read the record whose '{' is *open along the fast path; false (and
+ * nothing changed but the contents of P->ops and P->elems beyond their
+ * counts) if it does not have the common shape.
+ */
+static bool
+fast_record(Parser *P, const Tok *open)
+{
+	const char *p = open->stop;
+	const char *end = P->end;
+	const char *s;
+	int64		line = P->line;
+	Rec		   *r = &P->rec;
+	unsigned	seen = 0;
+	int			type = -1;
+	bool		f_present = false,
+				f_txn = false,
+				has_process = false,
+				process_keyword = false,
+				has_time = false,
+				has_index = false,
+				has_value = false;
+	int64		process = 0,
+				time = 0,
+				index = 0,
+				v;
+
+	if (!edn_fast_paths)
+		return false;
+	for (;;)
+	{
+		unsigned	field = 0;
+		const char *n;
+		size_t		len;
+
+		p = fr_blank(p, end, &line);
+		if (p >= end)
+			goto give_up;
+		if (*p == '}')
+		{
+			p++;
+			break;
+		}
+		if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+			goto give_up;
+		n = p + 1;
+		len = (size_t) (s - n);
+		switch (len)
+		{
+			case 1:
+				if (n[0] == 'f')
+					field = F_F;
+				break;
+			case 4:
+				if (memcmp(n, "type", 4) == 0)
+					field = F_TYPE;
+				else if (memcmp(n, "time", 4) == 0)
+					field = F_TIME;
+				break;
+			case 5:
+				if (memcmp(n, "value", 5) == 0)
+					field = F_VALUE;
+				else if (memcmp(n, "index", 5) == 0)
+					field = F_INDEX;
+				break;
+			case 7:
+				if (memcmp(n, "process", 7) == 0)
+					field = F_PROCESS;
+				break;
+			default:
+				break;
+		}
+		if (seen & field)
+			goto give_up;
+		seen |= field;
+		p = fr_blank(s, end, &line);
+		if (p >= end)
+			goto give_up;
+		switch (field)
+		{
+			case 0:
+				/* another key (:error :timeout): a keyword, integer or nil */
+				if (*p == ':')
+					s = fr_keyword(p, end);
+				else if (*p == 'n')
+					s = fr_nil(p, end);
+				else
+					s = fr_int(p, end, &v);
+				if (s == NULL)
+					goto give_up;
+				break;
+			case F_TYPE:
+				if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+					goto give_up;
+				n = p + 1;
+				len = (size_t) (s - n);
+				if (len == 6 && memcmp(n, "invoke", 6) == 0)
+					type = REC_INVOKE;
+				else if (len == 2 && memcmp(n, "ok", 2) == 0)
+					type = ISO_STATUS_OK;
+				else if (len == 4 && memcmp(n, "fail", 4) == 0)
+					type = ISO_STATUS_FAIL;
+				else if (len == 4 && memcmp(n, "info", 4) == 0)
+					type = ISO_STATUS_INFO;
+				else
+					goto give_up;
+				break;
+			case F_F:
+				if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+					goto give_up;
+				f_present = true;
+				f_txn = (s - p == 4 && memcmp(p, ":txn", 4) == 0);
+				break;
+			case F_PROCESS:
+				if (*p == ':')
+				{
+					if ((s = fr_keyword(p, end)) == NULL)
+						goto give_up;
+					process_keyword = true;
+				}
+				else if (*p == 'n')
+				{
+					if ((s = fr_nil(p, end)) == NULL)
+						goto give_up;
+				}
+				else
+				{
+					if ((s = fr_int(p, end, &v)) == NULL)
+						goto give_up;
+					has_process = true;
+					process = v;
+				}
+				break;
+			case F_TIME:
+			case F_INDEX:
+				if (*p == 'n')
+				{
+					if ((s = fr_nil(p, end)) == NULL)
+						goto give_up;
+				}
+				else
+				{
+					if ((s = fr_int(p, end, &v)) == NULL)
+						goto give_up;
+					if (field == F_TIME)
+					{
+						has_time = true;
+						time = v;
+					}
+					else
+					{
+						has_index = true;
+						index = v;
+					}
+				}
+				break;
+			case F_VALUE:
+				P->n_ops = 0;
+				P->n_elems = 0;
+				if (*p == 'n')
+				{
+					if ((s = fr_nil(p, end)) == NULL)
+						goto give_up;
+					has_value = false;
+				}
+				else
+				{
+					if (*p != '[' || (s = fr_ops(P, p, end, &line)) == NULL)
+						goto give_up;
+					has_value = true;
+				}
+				break;
+		}
+		p = s;
+	}
+	r->start = open->start;
+	r->line = open->line;
+	r->seen = seen;
+	r->type = type;
+	r->f_present = f_present;
+	r->f_txn = f_txn;
+	r->has_process = has_process;
+	r->process_keyword = process_keyword;
+	r->process = process;
+	r->has_time = has_time;
+	r->time = time;
+	r->has_index = has_index;
+	r->index = index;
+	r->has_value = has_value;
+	P->p = p;
+	P->line = line;
+	return true;
+
+give_up:
+	P->n_ops = 0;
+	P->n_elems = 0;
+	return false;
+}
+
+/* ----------------------------------------------------------------------
  * Unique writes
  * ---------------------------------------------------------------------- */
 
@@ -2184,6 +2619,228 @@ check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 	return true;
 }
 
+/*
+ * The unique-writes check of a whole text: check_write keeps every write's
+ * text, record and line (about 60 bytes each, hashed at random over
+ * hundreds of megabytes), so that a duplicate can name the first write.
+ * Most histories write small integers (Jepsen's list-append writes 1, 2,
+ * 3, ... to each key): those become bits of a per-key bitmap, and a
+ * duplicate found there is reported by reading the text again with
+ * check_write alone (edn_parse_history), which stops at the same write
+ * and names the first one.
+ *
+ * A value is "small" if its text is a canonical decimal of at most 9
+ * digits.  A key's bitmap covers the values below nwords * 64 and grows
+ * (doubling) while it stays below 128 bits per write of the key; once it
+ * cannot, it is frozen, and the key's small values at or above its end go
+ * to check_write.  So whether a (key, value) is looked up in the bitmap or
+ * in check_write's table is the same at every write of it: before the
+ * freeze every small value went to the bitmap, after it the bitmap's end
+ * no longer moves.
+ */
+typedef struct UKey
+{
+	size_t		off;			/* key text in ukpool */
+	int32		len;
+	uint32		hash;
+	uint64		inl;			/* the bitmap while nwords == 1 */
+	uint64	   *bits;			/* the bitmap when nwords > 1 */
+	uint32		nwords;
+	uint32		writes;			/* values set */
+	bool		frozen;
+} UKey;
+
+static UKey *ukey_find_hashed(Parser *P, const IsoSlice *key);
+
+/* The value of a canonical decimal text of 1 to 9 digits, else -1. */
+static inline int64
+small_int_text(const char *s, int32 n)
+{
+	uint32		v = 0;
+	int32		i;
+
+	if (n < 1 || n > 9 || (s[0] == '0' && n > 1))
+		return -1;
+	for (i = 0; i < n; i++)
+	{
+		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/*
+ * The entry of a key, created if new.  A key that is a small integer is
+ * found through uksmall (grown while it stays within 4 slots per key plus
+ * 4096), any other through the hash, which holds every key.
+ */
+static UKey *
+ukey_find(Parser *P, const IsoSlice *key)
+{
+	int64		v = small_int_text(key->ptr, key->len);
+	UKey	   *k;
+
+	if (v < 0)
+		return ukey_find_hashed(P, key);
+	if ((size_t) v >= P->uksmall_cap)
+	{
+		size_t		ncap = P->uksmall_cap ? P->uksmall_cap : 1024;
+		uint32	   *ns;
+
+		while (ncap <= (size_t) v)
+			ncap *= 2;
+		if (ncap > 4 * P->nuk + 4096)
+			return ukey_find_hashed(P, key);
+		ns = (uint32 *) iso_alloc0(ncap * sizeof(uint32));
+		if (P->uksmall)
+		{
+			memcpy(ns, P->uksmall, P->uksmall_cap * sizeof(uint32));
+			iso_free(P->uksmall);
+		}
+		P->uksmall = ns;
+		P->uksmall_cap = ncap;
+	}
+	if (P->uksmall[v] != 0)
+		return &P->ukeys[P->uksmall[v] - 1];
+	k = ukey_find_hashed(P, key);
+	if (k != NULL)
+		P->uksmall[v] = (uint32) (k - P->ukeys) + 1;
+	return k;
+}
+
+static UKey *
+ukey_find_hashed(Parser *P, const IsoSlice *key)
+{
+	uint64		h = hash_mix(hash_bytes(key->ptr, (size_t) key->len, HASH_K1 ^ (uint64) key->len));
+	uint32		h32 = (uint32) h;
+	size_t		mask,
+				i;
+	UKey	   *k;
+
+	if (P->nuk * 2 >= P->ukcap)
+	{
+		size_t		ncap = P->ukcap ? P->ukcap * 2 : 1024;
+		uint32	   *ns = (uint32 *) iso_alloc0(ncap * sizeof(uint32));
+		size_t		j;
+
+		for (j = 0; j < P->nuk; j++)
+		{
+			size_t		q = P->ukeys[j].hash & (ncap - 1);
+
+			while (ns[q] != 0)
+				q = (q + 1) & (ncap - 1);
+			ns[q] = (uint32) j + 1;
+		}
+		if (P->ukslots)
+			iso_free(P->ukslots);
+		P->ukslots = ns;
+		P->ukcap = ncap;
+	}
+	mask = P->ukcap - 1;
+	i = h32 & mask;
+	for (;;)
+	{
+		uint32		sl = P->ukslots[i];
+
+		if (sl == 0)
+			break;
+		k = &P->ukeys[sl - 1];
+		if (k->hash == h32 && k->len == key->len &&
+			memcmp(P->ukpool + k->off, key->ptr, (size_t) key->len) == 0)
+			return k;
+		i = (i + 1) & mask;
+	}
+	if (P->nuk >= (size_t) PG_INT32_MAX)
+		return NULL;
+	if (P->nuk >= P->ukeys_cap)
+	{
+		size_t		ncap = P->ukeys_cap ? P->ukeys_cap * 2 : 1024;
+
+		P->ukeys = P->ukeys ? iso_realloc(P->ukeys, ncap * sizeof(UKey)) : iso_alloc(ncap * sizeof(UKey));
+		P->ukeys_cap = ncap;
+	}
+	if (P->ukpool_len + (size_t) key->len > P->ukpool_cap)
+	{
+		size_t		ncap = P->ukpool_cap ? P->ukpool_cap : 65536;
+
+		while (ncap < P->ukpool_len + (size_t) key->len)
+			ncap *= 2;
+		P->ukpool = P->ukpool ? iso_realloc(P->ukpool, ncap) : iso_alloc(ncap);
+		P->ukpool_cap = ncap;
+	}
+	if (key->len > 0)
+		memcpy(P->ukpool + P->ukpool_len, key->ptr, (size_t) key->len);
+	k = &P->ukeys[P->nuk];
+	memset(k, 0, sizeof(*k));
+	k->off = P->ukpool_len;
+	k->len = key->len;
+	k->hash = h32;
+	k->nwords = 1;
+	P->ukpool_len += (size_t) key->len;
+	P->ukslots[i] = (uint32) ++P->nuk;
+	return k;
+}
+
+static bool
+unique_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
+			 int64 line, const IOp *op)
+{
+	int64		sv;
+	uint32		v;
+	UKey	   *k;
+	uint32		w;
+	uint64	   *word;
+	uint64		bit;
+
+	if (!P->fast_unique || (sv = small_int_text(val->ptr, val->len)) < 0)
+		return check_write(P, key, val, record, line, op);
+	v = (uint32) sv;
+	k = ukey_find(P, key);
+	if (k == NULL)
+		return check_write(P, key, val, record, line, op);
+	w = v >> 6;
+	if (w >= k->nwords)
+	{
+		uint32		nw = k->nwords;
+		uint64	   *nb;
+
+		if (k->frozen)
+			return check_write(P, key, val, record, line, op);
+		while (nw <= w)
+			nw *= 2;
+		if ((uint64) nw > 2 * ((uint64) k->writes + 1))
+		{
+			k->frozen = true;
+			return check_write(P, key, val, record, line, op);
+		}
+		nb = (uint64 *) iso_alloc0((size_t) nw * sizeof(uint64));
+		if (k->nwords == 1)
+			nb[0] = k->inl;
+		else
+		{
+			memcpy(nb, k->bits, (size_t) k->nwords * sizeof(uint64));
+			iso_free(k->bits);
+		}
+		k->bits = nb;
+		k->nwords = nw;
+	}
+	word = k->nwords == 1 ? &k->inl : &k->bits[w];
+	bit = UINT64_C(1) << (v & 63);
+	if (ISO_UNLIKELY(*word & bit))
+	{
+		/* edn_parse_history reads the text again to name the first write */
+		set_error(P->err, ISO_PARSE_DUPLICATE, record, line, "value written twice");
+		P->fast_dup = true;
+		return false;
+	}
+	*word |= bit;
+	k->writes++;
+	return true;
+}
+
 /* ----------------------------------------------------------------------
  * Emitting transactions
  * ---------------------------------------------------------------------- */
@@ -2272,7 +2929,7 @@ emit_txn(Parser *P, EdnTxn *txn, const TxnSrc *src)
 			}
 		}
 		if (o->op != ISO_OP_READ &&
-			!check_write(P, &o->key, &o->value, txn->record, o->line, o))
+			!unique_write(P, &o->key, &o->value, txn->record, o->line, o))
 			return false;
 		d->op = o->op;
 		d->key = o->key;
@@ -2702,6 +3359,17 @@ parser_free(Parser *P)
 		iso_free(P->wents);
 	if (P->wpool)
 		iso_free(P->wpool);
+	for (i = 0; i < (int32) P->nuk; i++)
+		if (P->ukeys[i].nwords > 1)
+			iso_free(P->ukeys[i].bits);
+	if (P->ukeys)
+		iso_free(P->ukeys);
+	if (P->ukslots)
+		iso_free(P->ukslots);
+	if (P->ukpool)
+		iso_free(P->ukpool);
+	if (P->uksmall)
+		iso_free(P->uksmall);
 }
 
 static bool
@@ -2889,7 +3557,9 @@ parse_records(EdnStream *S, bool final, const char **rest)
 			}
 			return not_a_map(P, &t);
 		}
-		if (!parse_record(P, &t))
+		if (fast_record(P, &t))
+			P->stats->fast_records++;
+		else if (!parse_record(P, &t))
 			goto fail;
 		P->stats->records++;
 		if (!finish_record(P))
@@ -2944,6 +3614,14 @@ stream_result(EdnStream *S, bool ok)
 		S->failed = true;
 }
 
+static bool
+skip_txn(const EdnTxn *txn, void *arg)
+{
+	(void) txn;
+	(void) arg;
+	return true;
+}
+
 bool
 edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 				  EdnTxnCallback callback, void *arg,
@@ -2954,9 +3632,31 @@ edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 	bool		ok;
 
 	stream_init(&S, expected, callback, arg, stats, err);
+	S.P.fast_unique = edn_fast_paths;
 	stream_set_text(&S, text ? text : "", text ? len : 0);
 	ok = parse_records(&S, true, &rest) && parse_end(&S);
 	stream_result(&S, ok);
+	if (!ok && S.P.fast_dup)
+	{
+		/*
+		 * A value written twice, found by the bitmaps of unique_write: read
+		 * the text again with check_write alone, which stops at the same
+		 * write (everything before it is read the same way) and can name
+		 * the first one.  The callback has seen the transactions before it
+		 * already.
+		 */
+		parser_free(&S.P);
+		stream_init(&S, expected, skip_txn, NULL, stats, err);
+		stream_set_text(&S, text, len);
+		ok = parse_records(&S, true, &rest) && parse_end(&S);
+		stream_result(&S, ok);
+		if (ok)
+		{
+			/* cannot happen: both checks are exact */
+			set_error(err, ISO_PARSE_DUPLICATE, 0, 0, "value written twice, not found again");
+			ok = false;
+		}
+	}
 	parser_free(&S.P);
 	return ok;
 }

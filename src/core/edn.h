@@ -78,6 +78,7 @@ typedef struct EdnStats
 	int64		fail;
 	int64		info;
 	int64		events;			/* micro-operations */
+	int64		fast_records;	/* records read by the fast path (for tests) */
 	IsoWorkload workload;		/* what the history turned out to be */
 	IsoTimeSource time_source;	/* what the transactions' times are: the
 								 * records' :time, or (when the first
@@ -120,8 +121,8 @@ extern void edn_stream_free(EdnStream *stream);
 #define EDN_MAX_DEPTH 64
 
 /*
- * Whether the parser may take its fast paths (plain integers in list
- * reads).  Always on in the server; the unit tests and the fuzzer turn it
+ * Whether the parser may take its fast paths (records of the common shape,
+ * plain integers in list reads, bitmaps for the unique-writes check).  Always on in the server; the unit tests and the fuzzer turn it
  * off to check that both paths give the same transactions and errors.
  */
 extern bool edn_fast_paths;

@@ -103,8 +103,74 @@ iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len)
 	return ISO_NONE;
 }
 
+/*
+ * The value of s if it is a canonical decimal of at most 9 digits ("0",
+ * "17", not "017" or "-1"), else -1.
+ */
+static inline int64
+small_int_text(const char *s, int32 len)
+{
+	uint32		v = 0;
+	int32		i;
+
+	if (len < 1 || len > 9 || (s[0] == '0' && len > 1))
+		return -1;
+	for (i = 0; i < len; i++)
+	{
+		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+static uint32 strtab_intern_hashed(IsoStrTab *tab, const char *s, int32 len);
+
+/*
+ * Intern s.  A small integer text is looked up in tab->small first (one
+ * array read instead of a hash, a probe and a comparison); the cache grows
+ * to cover v while it stays within 4 entries per string of the table (plus
+ * 4096), so that a few large numbers do not blow it up: those go by the
+ * hash alone, which holds every string anyway.
+ */
 uint32
 iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len)
+{
+	int64		v = small_int_text(s, len);
+	uint32		id;
+
+	if (v < 0)
+		return strtab_intern_hashed(tab, s, len);
+	if ((uint64) v >= tab->small_cap)
+	{
+		uint64		ncap = tab->small_cap ? tab->small_cap : 1024;
+		uint32	   *ns;
+
+		while (ncap <= (uint64) v)
+			ncap *= 2;
+		if (ncap > 4 * (uint64) tab->n + 4096)
+			return strtab_intern_hashed(tab, s, len);
+		ns = iso_alloc0(sizeof(uint32) * ncap);
+		if (tab->small)
+		{
+			memcpy(ns, tab->small, sizeof(uint32) * tab->small_cap);
+			iso_free(tab->small);
+		}
+		tab->small = ns;
+		tab->small_cap = (uint32) ncap;
+	}
+	if (tab->small[v] != 0)
+		return tab->small[v] - 1;
+	id = strtab_intern_hashed(tab, s, len);
+	if (id != ISO_NONE)
+		tab->small[v] = id + 1;
+	return id;
+}
+
+static uint32
+strtab_intern_hashed(IsoStrTab *tab, const char *s, int32 len)
 {
 	uint32		h = hash_text(s, len);
 	uint32		mask = tab->nslots - 1;
@@ -236,7 +302,10 @@ iso_history_add_elem(IsoHistory *h, IsoSlice elem)
 	h->elems[h->n_elems++] = iso_strtab_intern(&h->values, elem.ptr, elem.len);
 }
 
-/* Make room in memo for n elements of total text length nbytes. */
+/*
+ * Make room in memo for n elements of total text length nbytes, keeping
+ * what it holds.
+ */
 static void
 memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
 {
@@ -244,24 +313,33 @@ memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
 	{
 		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
 
-		if (m->ids)
-		{
-			iso_free(m->ids);
-			iso_free(m->offs);
-		}
-		m->ids = iso_alloc(sizeof(uint32) * cap);
-		m->offs = iso_alloc(sizeof(uint32) * (cap + 1));
+		m->ids = m->ids ? iso_realloc(m->ids, sizeof(uint32) * cap) :
+			iso_alloc(sizeof(uint32) * cap);
+		m->offs = m->offs ? iso_realloc(m->offs, sizeof(uint32) * (cap + 1)) :
+			iso_alloc(sizeof(uint32) * (cap + 1));
 		m->cap_n = cap;
 	}
 	if (nbytes > m->cap_bytes || m->bytes == NULL)
 	{
 		uint32		cap = Max(Max(nbytes, m->cap_bytes * 2), 64);
 
-		if (m->bytes)
-			iso_free(m->bytes);
-		m->bytes = iso_alloc(cap);
+		m->bytes = m->bytes ? iso_realloc(m->bytes, cap) : iso_alloc(cap);
 		m->cap_bytes = cap;
 	}
+}
+
+/* Whether n bytes at a and b are equal (inline for the short texts of lists). */
+static inline bool
+same_bytes(const char *a, const char *b, int32 n)
+{
+	int32		i;
+
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 uint32
@@ -289,7 +367,7 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 	/* the prefix equal to the remembered read keeps its ids */
 	while (same < m->n && same < (uint32) n &&
 		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
-		   memcmp(elems[same].ptr, m->bytes + m->offs[same], elems[same].len) == 0)
+		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))
 		same++;
 
 	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + (uint64) n, sizeof(uint32));
@@ -300,18 +378,22 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 		nbytes += elems[i].len;
 	}
 
-	/* remember this read if it differs (texts are copied: they are transient) */
+	/*
+	 * Remember this read if it differs (texts are copied: they are
+	 * transient).  The common prefix is remembered already: only the
+	 * elements after it are written (mostly a read extends the last one).
+	 */
 	if (same < (uint32) n || same < m->n)
 	{
 		if (nbytes > PG_UINT32_MAX / 2)
 			nbytes = 0;			/* absurdly long: do not remember */
 		else
 		{
-			uint32		off = 0;
+			uint32		off = same > 0 ? m->offs[same] : 0;
 
 			memo_reserve(m, (uint32) n, (uint32) nbytes);
 			m->offs[0] = 0;
-			for (i = 0; i < n; i++)
+			for (i = (int32) same; i < n; i++)
 			{
 				m->ids[i] = h->elems[h->n_elems + i];
 				memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
@@ -373,6 +455,8 @@ iso_strtab_free(IsoStrTab *tab)
 		iso_free(tab->slots);
 	if (tab->hashes)
 		iso_free(tab->hashes);
+	if (tab->small)
+		iso_free(tab->small);
 	memset(tab, 0, sizeof(*tab));
 }
 

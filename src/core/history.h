@@ -27,6 +27,14 @@ typedef struct IsoStrTab
 	uint32	   *slots;			/* open addressing: id + 1, 0 = empty */
 	uint32	   *hashes;			/* hash of each id, for rehashing */
 	uint32		nslots;			/* power of two */
+	/*
+	 * A cache in front of the hash for texts that are small canonical
+	 * integers (most keys and values of a Jepsen history): small[v] is the
+	 * id of the text of v, plus one; 0 = not cached.  Only an accelerator:
+	 * not stored in an image, NULL in a table read back.
+	 */
+	uint32	   *small;
+	uint32		small_cap;
 } IsoStrTab;
 
 extern void iso_strtab_init(IsoStrTab *tab, uint32 expected);

@@ -93,16 +93,123 @@ group_ops_by_key(Builder *b)
 	iso_free(fill);
 }
 
+/*
+ * Whether every write's (key, value) is written once, from the ops grouped
+ * by key: a stamp per value id, the key's number (+ 1) when one of the
+ * key's writes wrote it.  False also for a write without a value, which
+ * the write map judges.
+ */
+static bool
+writes_unique_by_key(Builder *b)
+{
+	const IsoHistory *h = b->h;
+	uint32	   *stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
+	bool		unique = true;
+	uint32		k;
+
+	for (k = 0; k < h->keys.n && unique; k++)
+	{
+		uint32		j;
+
+		for (j = b->key_start[k]; j < b->key_start[k + 1]; j++)
+		{
+			const IsoOp *op = &h->ops[b->key_ops[j]];
+
+			if (op->kind == ISO_OP_READ)
+				continue;
+			if (op->value == ISO_NONE || stamp[op->value] == k + 1)
+			{
+				unique = false;
+				break;
+			}
+			stamp[op->value] = k + 1;
+		}
+	}
+	iso_free(stamp);
+	return unique;
+}
+
 /* ---------------------------------------------------------------------
  * Step 2: vertices (ok, and info proven committed by a vertex's read)
  * --------------------------------------------------------------------- */
 
+/*
+ * The writes of info transactions, (key, value) -> op: the only writes a
+ * read can prove, in a table small enough to stay in the caches (the write
+ * map of the whole history is probed at random otherwise).
+ */
+typedef struct InfoWrites
+{
+	uint64	   *keys;			/* (key << 32 | value) + 1; 0 = empty */
+	uint32	   *ops;
+	uint64		mask;
+} InfoWrites;
+
+static inline uint64
+info_write_key(uint32 key, uint32 value)
+{
+	return (((uint64) key << 32) | value) + 1;
+}
+
+static void
+info_writes_build(const IsoHistory *h, InfoWrites *iw)
+{
+	uint64		n = 0;
+	uint64		nslots = 64;
+	uint32		t,
+				i;
+
+	for (t = 0; t < h->n_txns; t++)
+		if (h->txns[t].status == ISO_STATUS_INFO)
+			n += h->txns[t].n_ops;
+	while (nslots < n * 2)
+		nslots *= 2;
+	iw->keys = iso_alloc0(sizeof(uint64) * nslots);
+	iw->ops = iso_alloc(sizeof(uint32) * nslots);
+	iw->mask = nslots - 1;
+	for (t = 0; t < h->n_txns; t++)
+	{
+		if (h->txns[t].status != ISO_STATUS_INFO)
+			continue;
+		for (i = 0; i < h->txns[t].n_ops; i++)
+		{
+			uint32		o = h->txns[t].first_op + i;
+			const IsoOp *op = &h->ops[o];
+			uint64		k,
+						q;
+
+			if (op->kind == ISO_OP_READ)
+				continue;
+			/* the write map is built: each (key, value) is written once */
+			k = info_write_key(op->key, op->value);
+			q = mix64(k) & iw->mask;
+			while (iw->keys[q] != 0)
+				q = (q + 1) & iw->mask;
+			iw->keys[q] = k;
+			iw->ops[q] = o;
+		}
+	}
+}
+
 /* If the write of value to key is by an unproven info txn, prove it. */
 static void
-prove_writer(Builder *b, uint32 key, uint32 value, uint32 *worklist, uint32 *n_work)
+prove_writer(Builder *b, const InfoWrites *iw, uint32 key, uint32 value,
+			 uint32 *worklist, uint32 *n_work)
 {
-	uint32		w = iso_infer_writer_of(b, key, value);
+	uint64		k = info_write_key(key, value);
+	uint64		q = mix64(k) & iw->mask;
+	uint32		w = ISO_NONE;
 	uint32		t;
+
+	while (iw->keys[q] != 0)
+	{
+		if (iw->keys[q] == k)
+		{
+			w = iw->ops[q];
+			break;
+		}
+		q = (q + 1) & iw->mask;
+	}
 
 	if (w == ISO_NONE)
 		return;
@@ -125,6 +232,7 @@ find_vertices(Builder *b)
 	uint32		n_work = 0;
 	uint32		t;
 	uint32		v;
+	InfoWrites	iw = {NULL, NULL, 0};
 
 	out->txn_vertex = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
 	for (t = 0; t < h->n_txns; t++)
@@ -156,6 +264,7 @@ find_vertices(Builder *b)
 		 */
 		info_key = iso_alloc0(Max(h->keys.n, 1));
 		info_value = iso_alloc0(Max(h->values.n, 1));
+		info_writes_build(h, &iw);
 		for (t = 0; t < h->n_txns; t++)
 		{
 			uint32		i;
@@ -190,7 +299,7 @@ find_vertices(Builder *b)
 			if (op->list_len < 0)
 			{
 				if (op->value != ISO_NONE && info_value[op->value])
-					prove_writer(b, op->key, op->value, worklist, &n_work);
+					prove_writer(b, &iw, op->key, op->value, worklist, &n_work);
 			}
 			else
 				for (j = 0; j < op->list_len; j++)
@@ -198,7 +307,7 @@ find_vertices(Builder *b)
 					uint32		e = h->elems[op->list_first + j];
 
 					if (info_value[e])
-						prove_writer(b, op->key, e, worklist, &n_work);
+						prove_writer(b, &iw, op->key, e, worklist, &n_work);
 				}
 		}
 		ISO_CHECK_INTERRUPTS();
@@ -219,6 +328,8 @@ find_vertices(Builder *b)
 	{
 		iso_free(info_key);
 		iso_free(info_value);
+		iso_free(iw.keys);
+		iso_free(iw.ops);
 	}
 }
 
@@ -408,10 +519,26 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	b.h = h;
 	b.out = out;
 
-	if (!iso_infer_build_write_map(&b, err))
+	/*
+	 * Unique writes (step 0).  A list-append history looks its writers up
+	 * key by key (infer_list.c), so the write map of the whole history
+	 * (16 bytes a slot, two slots a write) serves only to find a duplicate:
+	 * a pass over the ops grouped by key finds whether there is one, and
+	 * only then is the map built, to name the first one as before.
+	 */
+	if (h->workload != ISO_WORKLOAD_LIST_APPEND &&
+		!iso_infer_build_write_map(&b, err))
 		return false;
 	mark_op_flags(&b);
 	group_ops_by_key(&b);
+	if (h->workload == ISO_WORKLOAD_LIST_APPEND && !writes_unique_by_key(&b) &&
+		!iso_infer_build_write_map(&b, err))
+	{
+		iso_free(b.op_flags);
+		iso_free(b.key_start);
+		iso_free(b.key_ops);
+		return false;
+	}
 	find_vertices(&b);
 
 	/* data edges are about 2 per op, real-time ones a few per txn: one
@@ -434,8 +561,11 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	 * at its fullest, are the peak of a check (1M list-append txns: 1132 ->
 	 * 1059 MB after the parse).
 	 */
-	iso_free(b.writes.keys);
-	iso_free(b.writes.ops);
+	if (b.writes.keys)
+	{
+		iso_free(b.writes.keys);
+		iso_free(b.writes.ops);
+	}
 	iso_free(b.op_flags);
 	iso_free(b.key_start);
 	iso_free(b.key_ops);

@@ -23,7 +23,41 @@ typedef struct ListScratch
 	uint32	   *next_vertex;	/* per position: next element by a vertex */
 	uint32	   *txn_stamp;		/* per txn: key + 1 when txn_last_op is set */
 	uint32	   *txn_last_op;	/* per txn: its last append seen in the order */
+	uint32	   *w_stamp;		/* per value: w_epoch when w_op holds its writer */
+	uint32	   *w_op;			/* per value: the key's write of it */
+	uint32		w_epoch;
 } ListScratch;
+
+/*
+ * The writes of one key by value, so that the key's lookups are an array
+ * read rather than a probe of the whole history's write map at random
+ * (the same answers: the map holds every write, each (key, value) once).
+ */
+static void
+key_writers(Builder *b, uint32 key, ListScratch *s)
+{
+	const IsoHistory *h = b->h;
+	const uint32 *kops = b->key_ops + b->key_start[key];
+	uint32		nk = b->key_start[key + 1] - b->key_start[key];
+	uint32		i;
+
+	s->w_epoch++;
+	for (i = 0; i < nk; i++)
+	{
+		const IsoOp *op = &h->ops[kops[i]];
+
+		if (op->kind == ISO_OP_READ || op->value == ISO_NONE)
+			continue;
+		s->w_stamp[op->value] = s->w_epoch;
+		s->w_op[op->value] = kops[i];
+	}
+}
+
+static inline uint32
+key_writer_of(const ListScratch *s, uint32 value)
+{
+	return s->w_stamp[value] == s->w_epoch ? s->w_op[value] : ISO_NONE;
+}
 
 /* True if read r has an element twice; *at: index of its second copy. */
 static bool
@@ -139,12 +173,11 @@ check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
 		const uint32 *re = h->elems + r->list_first;
 		int32		len = list_read_len(h, r);
 		bool		prefix = len <= llen;
-		int32		j;
 		int32		at;
 		uint32		dup;
 
-		for (j = 0; prefix && j < len; j++)
-			prefix = re[j] == le[j];
+		if (prefix && len > 0)
+			prefix = memcmp(re, le, sizeof(uint32) * (size_t) len) == 0;
 		s->compatible[i] = prefix;
 		if (prefix)
 		{
@@ -178,7 +211,7 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
 
 	for (i = 0; i < n; i++)
 	{
-		uint32		w = iso_infer_writer_of(b, key, s->known[i]);
+		uint32		w = key_writer_of(s, s->known[i]);
 		uint32		t;
 
 		s->elem_op[i] = w;
@@ -247,7 +280,8 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
  * (G1a) and ones nobody appended (garbage-read).
  */
 static void
-check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp)
+check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp,
+					   const ListScratch *s)
 {
 	const IsoHistory *h = b->h;
 	const IsoOp *r = &h->ops[ro];
@@ -261,7 +295,7 @@ check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp)
 
 		if (b->value_stamp[e] == stamp)
 			continue;
-		w = iso_infer_writer_of(b, key, e);
+		w = key_writer_of(s, e);
 		if (w == ISO_NONE)
 			iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, e, ro, ISO_NONE);
 		else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
@@ -302,11 +336,11 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 						s->elem_op[first_fail]);
 	}
 	else if (last != ISO_NONE)
-		w = iso_infer_writer_of(b, key, last);
+		w = key_writer_of(s, last);
 	else
 		next = 0;
 	if (!s->compatible[i])
-		check_foreign_elements(b, key, ro, stamp);
+		check_foreign_elements(b, key, ro, stamp, s);
 
 	if (w != ISO_NONE)
 	{
@@ -357,6 +391,7 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 	n_reads = collect_list_reads(b, key, s, &longest);
 	if (n_reads == 0)
 		return;
+	key_writers(b, key, s);
 	n = known_order(b, key, longest, s, &stamp, &dup_at);
 	check_read_orders(b, key, n_reads, longest, dup_at, s);
 	first_fail = known_order_writers(b, key, n, longest, n_reads, s);
@@ -424,6 +459,9 @@ iso_infer_lists(Builder *b)
 	s.next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
 	s.txn_stamp = iso_alloc0(sizeof(uint32) * Max(h->n_txns, 1));
 	s.txn_last_op = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	s.w_stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
+	s.w_op = iso_alloc(sizeof(uint32) * Max(h->values.n, 1));
+	s.w_epoch = 0;
 	for (k = 0; k < h->keys.n; k++)
 	{
 		infer_list_key(b, k, &s);
@@ -438,5 +476,7 @@ iso_infer_lists(Builder *b)
 	iso_free(s.next_vertex);
 	iso_free(s.txn_stamp);
 	iso_free(s.txn_last_op);
+	iso_free(s.w_stamp);
+	iso_free(s.w_op);
 }
 

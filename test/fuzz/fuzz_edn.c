@@ -201,7 +201,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		edn_fast_paths = true;
 		if (ok2 != ok || st2.calls != st.calls || st2.digest != st.digest ||
 			err2.kind != err.kind || err2.line != err.line || err2.record != err.record ||
-			strcmp(err2.message, err.message) != 0 ||
+			strcmp(err2.message, err.message) != 0 || strcmp(err2.detail, err.detail) != 0 ||
+			strcmp(err2.hint, err.hint) != 0 ||
 			(ok && (stats.records != stats2.records || stats.skipped != stats2.skipped ||
 					stats.txns != stats2.txns || stats.events != stats2.events ||
 					stats.workload != stats2.workload)))

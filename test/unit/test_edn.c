@@ -1010,6 +1010,180 @@ test_fast_paths(void)
 }
 
 /*
+ * Both paths of one text: the same transactions, the same result, the same
+ * error (kind, place, message, detail, hint) and statistics.  Returns the
+ * records the fast path read (fast paths on).
+ */
+static int64
+compare_paths(const char *desc, const char *text, size_t len)
+{
+	Sink		out[2];
+	bool		r[2];
+	IsoParseError e[2];
+	EdnStats	st[2];
+	int			mode;
+
+	for (mode = 0; mode < 2; mode++)
+	{
+		edn_fast_paths = mode == 0;
+		sink_init(&out[mode]);
+		memset(&e[mode], 0, sizeof(e[mode]));
+		r[mode] = parse_n(text, len, ISO_WORKLOAD_UNKNOWN, &out[mode], &st[mode], &e[mode]);
+	}
+	edn_fast_paths = true;
+	ok(r[0] == r[1] && strcmp(out[0].buf, out[1].buf) == 0 &&
+	   out[0].calls == out[1].calls &&
+	   e[0].kind == e[1].kind && e[0].line == e[1].line && e[0].record == e[1].record &&
+	   strcmp(e[0].message, e[1].message) == 0 && strcmp(e[0].detail, e[1].detail) == 0 &&
+	   strcmp(e[0].hint, e[1].hint) == 0 &&
+	   st[0].records == st[1].records && st[0].skipped == st[1].skipped &&
+	   st[0].txns == st[1].txns && st[0].events == st[1].events &&
+	   st[0].workload == st[1].workload && st[0].time_source == st[1].time_source &&
+	   st[1].fast_records == 0,
+	   "fast record == general path: %.60s (%.60s | %.60s)", desc, r[0] ? out[0].buf : e[0].message,
+	   r[1] ? out[1].buf : e[1].message);
+	free(out[0].buf);
+	free(out[1].buf);
+	return st[0].fast_records;
+}
+
+/*
+ * The fast path of whole records (fast_record) and the bitmaps of the
+ * unique-writes check: records of the common shape, and each way out of
+ * it, both ways; fast is how many records the fast path must read (in the
+ * streaming reader, which has them too), so that a case that silently fell
+ * back would be noticed.
+ */
+static void
+test_fast_records(void)
+{
+	static const struct
+	{
+		const char *text;
+		int			fast;
+	}			cases[] = {
+		{"{:type :invoke, :f :txn, :value [[:append 1 2] [:r 1 nil]], :time 10, :process 0, :index 0}\n"
+		"{:type :ok, :f :txn, :value [[:append 1 2] [:r 1 [1 2]]], :time 20, :process 0, :index 1}\n", 2},
+		{"{:type :ok, :value [[:w -5 :a] [:r :k -7] [:r 3 :x] [:w 0 0]], :process nil, :time nil, :index nil}", 1},
+		{"{:index 7, :process 3, :time 5, :value [[:r 1 []]], :f :txn, :type :fail}", 1},
+		{"{:type :info, :f :start, :value nil, :process :nemesis}", 1},
+		{"{:type :info, :f :start, :value :x, :process :nemesis}", 0},
+		{"{:type :ok,\n :value [[:append\n 1 2]\n [:r 1\n [1\n 2]]]\n}\n{:type :ok :value [[:r 1 [1 2]]] :index 9}", 2},
+		{"{:type :ok :f :txn :value [[:w 1 2]] :process 1 :time 1 :index 1}", 1},
+		{"{:type :ok,\t:value [[:w 1 2]],\r :process 1,}", 1},
+		{"{:type :ok, :value [[:r 1 [123456789012345678 -123456789012345678]]], :time 123456789012345678}", 1},
+		{"{:type :ok, :value [], :process 18446744073709551615}", 0},
+		{"{:type :ok, :value [], :time -9223372036854775808}", 0},
+		{"{:type :ok, :value [[:r 1 [1234567890123456789]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [+1]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [01]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [-0]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [1N]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [1.5]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [1 :a]]]}", 0},
+		{"{:type :ok, :value [[:r 1 [1 -]]]}", 0},
+		{"{:type :ok, :value [[:w 1 \"a\"]]}", 0},
+		{"{:type :ok, :value [[:w \"1\" 2]]}", 0},
+		{"{:type :ok, :value ([:w 1 2])}", 0},
+		{"{:type :ok, :value [(:w 1 2)]}", 0},
+		{"{:type :ok, :value [[:r 1 (1 2)]]}", 0},
+		{"{:type :ok, :value [[:w 1 2]] ; c\n}", 0},
+		{"{:type :ok, #_ :x :value [[:w 1 2]]}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :error [:x 1]}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error :ww-conflict}", 1},
+		{"{:type :info, :error 5, :value [[:w 1 2]], :error nil, :error :x, :node -3}", 1},
+		{"{:type :fail, :value [[:w 1 2]], :error \"x\"}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error :x@}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error 01}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error 99999999999999999999}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :error #_ 1 :x}", 0},
+		{"{:type :fail, :value [[:w 1 2]], :e/rr :x, :x.y 1}", 1},
+		{"{:type :ok, :type :ok, :value [[:w 1 2]]}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :value nil}", 0},
+		{"{:type :weird, :value [[:w 1 2]]}", 0},
+		{"{:type \"ok\", :value [[:w 1 2]]}", 0},
+		{"{:type :ok, :value 5}", 0},
+		{"{:type :ok, :value [[:w 1]]}", 0},
+		{"{:type :ok, :value [[:w 1 2 3]]}", 0},
+		{"{:type :ok, :value [[:x 1 2]]}", 0},
+		{"{:type :ok, :value [[:w 1 nil]]}", 0},
+		{"{:type :ok, :value [[:r 1 nilx]]}", 0},
+		{"{:type :ok, :value [[:r 1 nil]]}", 1},
+		{"{:type :ok, :value [[:r 1 nil]], :process nil}", 1},
+		{"{:type :ok@, :value []}", 0},
+		{"{:type :ok, :value [[:w 1 2]]", 0},
+		{"{:type :ok, :value [[:w 1 2]]} {:type", 1},
+		{"{:type :ok, :value [[:w 1 2]]}x", 1},
+		{"{:type :ok, :value [[:w 1 2]]}}", 1},
+		{"{:value [[:w 1 2]]}", 1},
+		{"{:type :ok, :value [[:append 1 2] [:w 1 3]]}", 1},
+		{"{:type :ok, :value [[:w 1 2]], :process 1.5}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :process \"p\"}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :time :t}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :f \"txn\"}", 0},
+		{"{:type :ok, :value [[:w 1 2]], 5 6}", 0},
+		{"{:type :ok, :value [[:w 1 2]], :f :txn2}", 1},
+		{"[{:type :ok, :value [[:w 1 2]]}\n{:type :ok, :value [[:w 1 3]]}]", 2},
+		{"#jepsen.history.Op{:type :ok, :value [[:w 1 2]]}", 1},
+		{"{:type :invoke, :value [[:append 1 2]], :process 1}\n{:type :invoke, :value [[:append 1 3]], :process 1}\n{:type :ok, :value nil, :process 1}", 3},
+		/* the unique-writes check: bitmap, general table, both */
+		{"{:type :ok, :value [[:append 1 1] [:append 1 2]]}\n{:type :ok, :value [[:append 1 2]]}", 2},
+		{"{:type :ok, :value [[:append 1 1] [:append :k 1] [:append -1 1] [:append 1 0] [:append 1 -0]]}", 0},
+		{"{:type :ok, :value [[:append 1 0] [:append 1 63] [:append 1 64] [:append 1 0]]}", 1},
+		{"{:type :ok, :value [[:append 1 999999999] [:append 1 1000000000] [:append 1 999999999]]}", 1},
+		{"{:type :ok, :value [[:append 1 1000000000] [:append 1 1000000000]]}", 1},
+		{"{:type :ok, :value [[:append 1 1] [:append 1 1000000]]}\n{:type :ok, :value [[:append 1 64] [:append 1 1000000]]}", 2},
+		{"{:type :ok, :value [[:append 1 1] [:append 1 1000000]]}\n{:type :ok, :value [[:append 1 64] [:append 1 2] [:append 1 64]]}", 2},
+		{"{:type :ok, :value [[:append 1 1] [:append 1 1000000] [:append 1 5]]}\n{:type :ok, :value [[:append 1 5]]}", 2},
+		{"{:type :ok, :value [[:append 1 3]]}\n{:type :ok, :value [[:append \"1\" 3]]}", 1},
+		{"{:type :ok, :value [[:append 1 7]]}\n{:type :ok, :value [[:append 1 \"7\"]]}", 1},
+		{"{:type :ok, :value [[:append 1 7] [:append 1 \"007\"] [:append 1 \"07\"]]}", 0},
+		{"{:type :ok, :value [[:append :a 7]]}\n{:type :ok, :value [[:append :a 7]]}", 2},
+		{"{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :ok, :process 1}", 3},
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		int64		fast = compare_paths(cases[i].text, cases[i].text, strlen(cases[i].text));
+
+		if (!stream_lines)
+			ok(fast == cases[i].fast, "fast path read %lld of the records, expected %d: %s",
+			   (long long) fast, cases[i].fast, cases[i].text);
+	}
+
+	/* a key's bitmap grown by doubling, then frozen, duplicates on both sides */
+	{
+		char	   *text = malloc(1 << 16);
+		size_t		len = 0;
+		int			v;
+		int64		fast;
+
+		len += (size_t) sprintf(text + len, "{:type :ok, :value [");
+		for (v = 1; v <= 300; v++)
+			len += (size_t) sprintf(text + len, "[:append 5 %d] ", v);
+		len += (size_t) sprintf(text + len, "]}\n{:type :ok, :value [[:append 5 100000] [:append 5 299]]}\n");
+		fast = compare_paths("grown bitmap, duplicate below its end", text, len);
+		ok(fast == 2, "grown bitmap: both records fast (%lld)", (long long) fast);
+		len = 0;
+		len += (size_t) sprintf(text + len, "{:type :ok, :value [");
+		for (v = 1; v <= 300; v++)
+			len += (size_t) sprintf(text + len, "[:append 5 %d] ", v);
+		len += (size_t) sprintf(text + len, "[:append 5 100000]]}\n{:type :ok, :value [[:append 5 700] [:append 5 100000] [:append 5 700]]}\n");
+		compare_paths("frozen bitmap, duplicate beyond its end", text, len);
+		/* a value beyond a frozen bitmap stays in the general table */
+		len = 0;
+		len += (size_t) sprintf(text + len, "{:type :ok, :value [[:append 5 1] [:append 5 1000] ");
+		for (v = 2; v <= 300; v++)
+			len += (size_t) sprintf(text + len, "[:append 5 %d] ", v);
+		len += (size_t) sprintf(text + len, "]}\n{:type :ok, :value [[:append 5 1000]]}\n");
+		compare_paths("frozen early, duplicate that a grown bitmap would miss", text, len);
+		free(text);
+	}
+}
+
+/*
  * \u escapes become characters of the database encoding (port.h): UTF-8 in
  * the default standalone host, one byte each in the pretend LATIN1 one,
  * where a character LATIN1 lacks is an error naming the escape and raw
@@ -1214,6 +1388,7 @@ main(void)
 	test_duplicates();
 	test_fuzz_regressions();
 	test_fast_paths();
+	test_fast_records();
 	test_encodings();
 
 	test_stream();
@@ -1234,5 +1409,6 @@ main(void)
 	test_duplicates();
 	test_fuzz_regressions();
 	test_fast_paths();
+	test_fast_records();
 	return tap_done();
 }

@@ -693,6 +693,136 @@ sizes_follow_header(void)
 	history_free(&h);
 }
 
+/*
+ * The string table's cache of small integer texts (history.c) only speeds
+ * interning up: ids are those of first appearance, equal texts get one id,
+ * texts that merely have the same number ("017", "17") do not, and numbers
+ * beyond the cache go by the hash.  Checked against a linear reference.
+ */
+static void
+strtab_small_ints(void)
+{
+	static const char *const fixed[] = {
+		"17", "017", "0", "00", "-1", "1", "17", "999999999", "1000000000",
+		"123456789", "x17", "17x", "", "4095", "4096", "0", "-0", "+1",
+	};
+	IsoStrTab	t;
+	char	  **ref = malloc(sizeof(char *) * 20000);
+	uint32		n_ref = 0;
+	bool		good = true;
+	uint32		i;
+	char		buf[32];
+
+	iso_strtab_init(&t, 16);
+	for (i = 0; i < 20000 && good; i++)
+	{
+		const char *s;
+		uint32		j,
+					want,
+					got;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0]))
+			s = fixed[i];
+		else
+		{
+			/* dense runs, repeats, and numbers far beyond the cache */
+			uint32		v = (i % 7 == 0) ? (i * 7919u) % 5000u :
+				(i % 11 == 0) ? 100000000u + i : i;
+
+			snprintf(buf, sizeof(buf), "%u", v);
+			s = buf;
+		}
+		for (j = 0; j < n_ref; j++)
+			if (strcmp(ref[j], s) == 0)
+				break;
+		want = j;
+		if (j == n_ref)
+		{
+			ref[n_ref] = malloc(strlen(s) + 1);
+			memcpy(ref[n_ref++], s, strlen(s) + 1);
+		}
+		got = iso_strtab_intern(&t, s, (int32) strlen(s));
+		if (got != want || iso_strtab_find(&t, s, (int32) strlen(s)) != want)
+		{
+			diag("'%s': interned as %u, expected %u", s, got, want);
+			good = false;
+		}
+	}
+	ok(good && t.n == n_ref, "small integer cache: %u strings, ids of first appearance", n_ref);
+	ok(t.small != NULL && t.small_cap <= 4 * t.n + 4096 + 4096,
+	   "small integer cache in use, bounded (%u entries for %u strings)", t.small_cap, t.n);
+	for (i = 0; i < n_ref; i++)
+		free(ref[i]);
+	free(ref);
+	iso_strtab_free(&t);
+}
+
+/*
+ * List reads reuse the ids of the key's previous read for their common
+ * prefix, and the remembered read is extended in place when a read only
+ * adds elements (history.c): every element's id must still name its text,
+ * through reads that grow, repeat, shrink, diverge and change lengths.
+ */
+static void
+list_memo_ids(void)
+{
+	static const char *const reads[][8] = {
+		{"1", NULL}, {"1", "22", NULL}, {"1", "22", "333", NULL},
+		{"1", "22", "333", NULL}, {"1", "22", NULL}, {"1", "22", "4", "55", NULL},
+		{"1", "2", "333", NULL}, {"1", "2", "333", "4444", "5", NULL}, {NULL},
+		{"1", "2", "333", "4444", "5", "66", "7", NULL}, {"9", "2", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaaa", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaab", NULL},
+		{"9", "2", "aaaaaaaaaaaaaaaaaaaaaaab", "x", NULL},
+	};
+	IsoHistory	h;
+	size_t		r;
+	bool		good = true;
+	uint64		e = 0;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
+	{
+		IsoSlice	el[8];
+		IsoSlice	key = {r % 3 == 2 ? "other" : "k", r % 3 == 2 ? 5 : 1};
+		char		copies[8][32];
+		int32		n = 0;
+
+		/* fresh copies: the reader's texts are transient */
+		while (reads[r][n] != NULL)
+		{
+			snprintf(copies[n], sizeof(copies[n]), "%s", reads[r][n]);
+			el[n].ptr = copies[n];
+			el[n].len = (int32) strlen(copies[n]);
+			n++;
+		}
+		iso_history_add_txn(&h, (int64) r, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_list(&h, 0, key, el, n);
+		memset(copies, 'z', sizeof(copies));
+	}
+	iso_history_end_input(&h);
+	for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
+	{
+		int32		j;
+
+		for (j = 0; reads[r][j] != NULL; j++, e++)
+		{
+			int32		len;
+			const char *t = iso_strtab_get(&h.values, h.elems[e], &len);
+
+			if (len != (int32) strlen(reads[r][j]) || memcmp(t, reads[r][j], len) != 0)
+			{
+				diag("read %zu element %d: id %u is '%.*s', expected '%s'",
+					 r, j, h.elems[e], len, t, reads[r][j]);
+				good = false;
+			}
+		}
+	}
+	ok(good && e == h.n_elems, "list reads: every element's id names its text (%llu elements)",
+	   (unsigned long long) e);
+	iso_history_free(&h);
+}
+
 int
 main(void)
 {
@@ -721,5 +851,7 @@ main(void)
 
 	break_rules();
 	sizes_follow_header();
+	strtab_small_ints();
+	list_memo_ids();
 	return tap_done();
 }

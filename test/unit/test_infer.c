@@ -304,6 +304,38 @@ test_edn(void)
 	   "iso_infer rejects a value written twice (%s)", err.message);
 	/* on failure iso_infer may leave partial state; free what it allocated */
 	history_free(&h);
+
+	/*
+	 * list-append: duplicates are found key by key, then named by the write
+	 * map in op order, as before: the first duplicate write of the history
+	 * (key 1, value 7, op 2), not that of the first key (key 2 has id 0)
+	 */
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	iso_history_add_txn(&h, 10, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("2"), sl("5"), NULL, -1);
+	iso_history_add_txn(&h, 11, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("1"), sl("7"), NULL, -1);
+	iso_history_add_txn(&h, 12, ISO_STATUS_FAIL, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("1"), sl("7"), NULL, -1);
+	iso_history_add_txn(&h, 13, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("2"), sl("5"), NULL, -1);
+	memset(&err, 0, sizeof(err));
+	ok(!iso_infer(&h, NULL, &opt, &inf, &err) && err.kind == ISO_PARSE_DUPLICATE &&
+	   strcmp(err.message, "value \"7\" is written to key \"1\" more than once") == 0 &&
+	   strcmp(err.detail, "Transactions 11 and 12 both write it.") == 0,
+	   "iso_infer rejects a list-append value written twice, the first in op order (%s %s)",
+	   err.message, err.detail);
+	history_free(&h);
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	iso_history_add_txn(&h, 0, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("1"), sl("7"), NULL, -1);
+	iso_history_add_op(&h, ISO_OP_APPEND, 1, sl("2"), sl("7"), NULL, -1);
+	iso_history_add_txn(&h, 1, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("1"), sl("8"), NULL, -1);
+	memset(&err, 0, sizeof(err));
+	ok(iso_infer(&h, NULL, &opt, &inf, &err), "list-append: one value to two keys is no duplicate");
+	inference_free(&inf);
+	history_free(&h);
 }
 
 /*
