@@ -43,6 +43,12 @@ iso_sat_new(bool (*stop) (void *), void *arg)
 		iso_host_internal_error("CaDiCaL could not be initialized");
 	iso_host_on_release((void **) &sat->solver, release_solver);
 	ccadical_set_terminate(sat->solver, sat, terminate_cb);
+	/*
+	 * Decide every free variable true first, always: the search orients its
+	 * variables so that true is its best guess (search.c, orient_vars).
+	 */
+	ccadical_set_option(sat->solver, "phase", 1);
+	ccadical_set_option(sat->solver, "forcephase", 1);
 	return sat;
 }
 

@@ -23,7 +23,9 @@
 /* a BFS of the pruning gives up after this many states (it only prunes) */
 #define PRUNE_BFS_BUDGET	(1u << 16)
 /* witness cycles per kind asked of the cycle search in each round */
-#define CYCLES_PER_ROUND	256
+#define CYCLES_PER_ROUND	16
+/* most blocking clauses of one round's scan */
+#define MAX_CLAUSES_PER_ROUND	4096
 /* transitivity clauses up front while the sum of m^3 stays below this */
 #define MAX_TRANSITIVITY	(UINT64_C(1) << 24)
 
@@ -84,6 +86,7 @@ struct IsoSearchState
 	uint32	   *pstate;			/* the state it came from */
 	uint32		epoch;
 	uint32	   *comp;			/* SCC of the rel graph, for reachability */
+	uint8	   *model;			/* the last model: 1 = var_a before var_b */
 };
 
 static double
@@ -628,7 +631,7 @@ mark_origins(IsoSearchState *S, IsoSearchResult *out)
 
 /* The satisfying version order of each open key: versions by predecessors. */
 static void
-record_order(IsoSearchState *S, IsoSearchResult *out, IsoSat *sat)
+record_order(IsoSearchState *S, IsoSearchResult *out)
 {
 	const IsoRegUnknown *u = &S->inf->unknown;
 	uint32		s;
@@ -662,7 +665,7 @@ record_order(IsoSearchState *S, IsoSearchResult *out, IsoSat *sat)
 					if (S->var_forced[v] != 0)
 						fwd = S->var_forced[v] > 0;
 					else
-						fwd = sat != NULL && iso_sat_true(sat, (int) v);
+						fwd = S->model != NULL && S->model[v];
 					a_first = (r > 0) == fwd;
 				}
 				if (a_first)
@@ -900,6 +903,72 @@ add_transitivity(IsoSearchState *S, IsoSat *sat)
 	}
 }
 
+/*
+ * Blocking clauses for the chosen graph g: for each open constraint, a
+ * shortest forbidden cycle through the side the model chose (the same BFS
+ * as the pruning), if any.  Cheaper than the exact cycle search and finds
+ * many cycles per round; the exact search decides when this finds none.
+ * Returns the number of clauses added.
+ */
+static uint32
+scan_cycles(IsoSearchState *S, const IsoGraph *g, IsoSat *sat, int **lits, uint32 *cap_lits)
+{
+	uint32		v;
+	uint32		added = 0;
+
+	iso_scc(g, S->rel_mask, S->comp);
+	for (v = 1; v <= S->n_vars && added < MAX_CLAUSES_PER_ROUND; v++)
+	{
+		const Slot *sl;
+		bool		fwd;
+		uint32		a,
+					b;
+		uint64		rstart = S->reasons.n;
+		uint64		i;
+		uint32		n = 0;
+
+		if (S->var_forced[v] != 0)
+			continue;
+		if ((v & 0xff) == 0 && should_stop(S))
+			break;
+		sl = &S->slots[S->var_slot[v]];
+		fwd = S->model[v] != 0;
+		a = fwd ? S->var_a[v] : S->var_b[v];
+		b = fwd ? S->var_b[v] : S->var_a[v];
+		if (!side_closes(S, g, sl, a, b, true))
+		{
+			S->reasons.n = rstart;
+			continue;
+		}
+		if (*cap_lits < S->reasons.n - rstart + 1)
+		{
+			*cap_lits = (uint32) (S->reasons.n - rstart) * 2 + 2;
+			*lits = *lits ? iso_realloc(*lits, sizeof(int) * *cap_lits) :
+				iso_alloc(sizeof(int) * *cap_lits);
+		}
+		for (i = rstart; i < S->reasons.n; i++)
+		{
+			int			l = edge_literal(S, &S->reasons.edges[i]);
+			uint32		lv = (uint32) (l < 0 ? -l : l);
+			uint32		j;
+			bool		dup = false;
+
+			if (l == 0 || S->var_forced[lv] != 0)
+				continue;
+			for (j = 0; j < n; j++)
+				dup |= (*lits)[j] == -l;
+			if (!dup)
+				(*lits)[n++] = -l;
+		}
+		S->reasons.n = rstart;
+		if (n == 0)
+			continue;
+		iso_sat_clause(sat, *lits, n);
+		added++;
+	}
+	return added;
+}
+
 /* The lazy loop over the constraints pruning left open. */
 static IsoSearchVerdict
 solve_rest(IsoSearchState *S, IsoSearchResult *out)
@@ -919,6 +988,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 			iso_sat_clause(sat, &l, 1);
 		}
 	add_transitivity(S, sat);
+	S->model = iso_alloc0(S->n_vars + 1);
 	for (;;)
 	{
 		IsoSatResult r;
@@ -941,15 +1011,25 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 		iso_edgebuf_init(&chosen, 1024);
 		for (v = 1; v <= S->n_vars; v++)
 			if (S->var_forced[v] == 0)
-				emit_side(S, &chosen, v, iso_sat_true(sat, (int) v));
+			{
+				S->model[v] = iso_sat_true(sat, (int) v);
+				emit_side(S, &chosen, v, S->model[v]);
+			}
 		memset(&g, 0, sizeof(g));
 		finish_graph(S, &chosen, &g);
 		iso_free(chosen.edges);
+		c = scan_cycles(S, &g, sat, &lits, &cap_lits);
+		if (c > 0)
+		{
+			out->stats.clauses += c;
+			free_graph(&g);
+			continue;
+		}
 		memset(&cycles, 0, sizeof(cycles));
 		if (!iso_find_cycles(&g, S->level, CYCLES_PER_ROUND, &cycles))
 		{
 			free_graph(&g);
-			record_order(S, out, sat);
+			record_order(S, out);
 			verdict = ISO_SEARCH_HOLDS;
 			break;
 		}
@@ -1049,14 +1129,18 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 	{
 		out->by_pruning = true;
 		if (verdict == ISO_SEARCH_HOLDS)
-			record_order(&S, out, NULL);
+			record_order(&S, out);
 	}
+	else if (!S.stopped && opt->prune_only)
+		reason = "pruning alone did not decide it";
 	else if (!S.stopped)
 	{
 		orient_vars(&S);
 		verdict = solve_rest(&S, out);
 	}
-	if (verdict == ISO_SEARCH_UNDECIDED)
+	if (verdict == ISO_SEARCH_UNDECIDED && reason != NULL)
+		out->reason = reason;
+	else if (verdict == ISO_SEARCH_UNDECIDED)
 		out->reason = S.stopped ?
 			(iso_host_stop_requested() ? "cancelled" : "the search timeout (isograph.search_timeout) was reached") :
 			"the search stopped";
@@ -1075,4 +1159,135 @@ iso_search_result_free(IsoSearchResult *r)
 	}
 	iso_cycle_list_free(&r->cycles);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *
+iso_verdict_method_name(IsoVerdictMethod m)
+{
+	switch (m)
+	{
+		case ISO_BY_EVIDENCE:
+			return "evidence";
+		case ISO_BY_SEARCH:
+			return "search";
+		case ISO_BY_IMPLICATION:
+			return "implied";
+		case ISO_NOT_DECIDED:
+			return "not decided";
+	}
+	return "unknown";
+}
+
+/* Levels related to those in wanted by implication, and wanted. */
+static uint32
+related_levels(uint32 wanted)
+{
+	uint32		rel = wanted;
+	int			l,
+				m;
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if (wanted & (1u << l))
+			for (m = 0; m < ISO_LEVEL_COUNT; m++)
+				if (iso_level_implies((IsoLevel) l, (IsoLevel) m) ||
+					iso_level_implies((IsoLevel) m, (IsoLevel) l))
+					rel |= 1u << m;
+	return rel;
+}
+
+/* Decide l by implication from the levels decided so far, if it can be. */
+static bool
+decide_by_implication(IsoLevelDecision *out, int l, bool holds_only)
+{
+	int			m;
+
+	for (m = 0; m < ISO_LEVEL_COUNT; m++)
+	{
+		if (m == l || out[m].method == ISO_NOT_DECIDED)
+			continue;
+		if (out[m].holds && iso_level_implies((IsoLevel) m, (IsoLevel) l))
+		{
+			out[l].holds = true;
+			out[l].method = ISO_BY_IMPLICATION;
+			out[l].via = (IsoLevel) m;
+			return true;
+		}
+		if (!holds_only && !out[m].holds && iso_level_implies((IsoLevel) l, (IsoLevel) m))
+		{
+			out[l].holds = false;
+			out[l].method = ISO_BY_IMPLICATION;
+			out[l].via = (IsoLevel) m;
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
+				  const IsoSearchOptions *opt, IsoSccCache *cache,
+				  IsoLevelDecision out[ISO_LEVEL_COUNT])
+{
+	uint32		todo = related_levels(wanted);
+	int			l;
+
+	memset(out, 0, sizeof(IsoLevelDecision) * ISO_LEVEL_COUNT);
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		out[l].method = ISO_NOT_DECIDED;
+		out[l].via = (IsoLevel) l;
+		if (!(todo & (1u << l)))
+			continue;
+		out[l].holds = iso_level_holds(inf, (IsoLevel) l, cache);
+		if (!out[l].holds || inf->unknown.n_keys == 0 || !iso_search_applies((IsoLevel) l))
+			out[l].method = ISO_BY_EVIDENCE;
+	}
+	/* pruning only, weakest first: violations carry upwards */
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		IsoSearchOptions o = *opt;
+		IsoSearchResult r;
+
+		if (!(todo & (1u << l)) || out[l].method != ISO_NOT_DECIDED)
+			continue;
+		if (decide_by_implication(out, l, false))
+			continue;
+		o.prune_only = true;
+		iso_search_level(h, inf, (IsoLevel) l, &o, &r);
+		if (r.verdict == ISO_SEARCH_UNDECIDED)
+		{
+			iso_search_result_free(&r);
+			if (iso_host_stop_requested())
+				return;
+			continue;
+		}
+		out[l].holds = r.verdict == ISO_SEARCH_HOLDS;
+		out[l].method = ISO_BY_SEARCH;
+		out[l].searched = true;
+		out[l].search = r;
+	}
+	/* the full search, strongest first: a pass carries downwards */
+	for (l = ISO_LEVEL_COUNT - 1; l >= 0; l--)
+	{
+		IsoSearchResult r;
+
+		if (!(todo & (1u << l)) || out[l].method != ISO_NOT_DECIDED)
+			continue;
+		if (decide_by_implication(out, l, false))
+			continue;
+		iso_search_level(h, inf, (IsoLevel) l, opt, &r);
+		out[l].searched = true;
+		out[l].search = r;
+		if (r.verdict != ISO_SEARCH_UNDECIDED)
+		{
+			out[l].holds = r.verdict == ISO_SEARCH_HOLDS;
+			out[l].method = ISO_BY_SEARCH;
+		}
+		else if (iso_host_stop_requested())
+			return;
+	}
+	/* a weaker level left undecided may follow from a stronger one decided later */
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if ((todo & (1u << l)) && out[l].method == ISO_NOT_DECIDED)
+			decide_by_implication(out, l, false);
 }

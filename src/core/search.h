@@ -47,6 +47,7 @@ typedef struct IsoSearchOptions
 	uint64		max_pairs;		/* most ordered-pair cells (sum of m^2 over open
 								 * keys); above: undecided */
 	uint32		max_witnesses;	/* witness cycles per kind on a violation */
+	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats
@@ -101,5 +102,39 @@ extern IsoSearchVerdict iso_search_level(const IsoHistory *h, const IsoInference
 										 IsoLevel level, const IsoSearchOptions *opt,
 										 IsoSearchResult *out);
 extern void iso_search_result_free(IsoSearchResult *r);
+
+/* How a level's verdict was reached (iso_decide_levels). */
+typedef enum IsoVerdictMethod
+{
+	ISO_BY_EVIDENCE = 0,		/* the inferred graph and anomalies alone */
+	ISO_BY_SEARCH,				/* the version-order search */
+	ISO_BY_IMPLICATION,			/* a level it implies / that implies it */
+	ISO_NOT_DECIDED				/* the search stopped (timeout, cancel, limit) */
+} IsoVerdictMethod;
+
+typedef struct IsoLevelDecision
+{
+	bool		holds;			/* meaningless when method is ISO_NOT_DECIDED */
+	IsoVerdictMethod method;
+	IsoLevel	via;			/* by implication: the level that decided it */
+	bool		searched;		/* search holds the search's result */
+	IsoSearchResult search;
+} IsoLevelDecision;
+
+/*
+ * Decide the levels in wanted (bits 1 << level) on inf: by the evidence,
+ * then (register histories with open keys, pl-2.99 and up) by the search,
+ * first pruning only, weakest level first (a violation implies the
+ * stronger levels' violation), then the full search strongest first (a
+ * level that holds implies the weaker ones).  Levels related to a wanted
+ * one by implication may be decided on the way.  cache: the graph's SCC
+ * cache, or NULL.
+ */
+extern void iso_decide_levels(const IsoHistory *h, const IsoInference *inf,
+							  uint32 wanted, const IsoSearchOptions *opt,
+							  IsoSccCache *cache, IsoLevelDecision out[ISO_LEVEL_COUNT]);
+
+/* "evidence", "search", "implied", "not decided" */
+extern const char *iso_verdict_method_name(IsoVerdictMethod m);
 
 #endif							/* ISOGRAPH_SEARCH_H */

@@ -135,33 +135,41 @@ main(int argc, char **argv)
 	cache = iso_scc_cache_create();
 	iso_scc_cache_prime(cache, &inf.graph);
 	t3 = now();
-	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	if (search)
 	{
-		IsoCycleList cycles;
-		double		s = now();
-		bool		v;
+		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, 3, false};
+		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
-		memset(&cycles, 0, sizeof(cycles));
-		v = iso_find_cycles_cached(&inf.graph, (IsoLevel) l, 3, &cycles, cache);
-		if (!v && search && inf.unknown.n_keys > 0 && iso_search_applies((IsoLevel) l))
+		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		{
-			IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, 3};
-			IsoSearchResult sr;
-			static const char *const vn[] = {"holds   ", "violated", "undecided"};
-
-			iso_search_level(&h, &inf, (IsoLevel) l, &so, &sr);
-			printf("  %-28s %s %.3f s (search: %llu constraints, %llu after pruning, %u rounds, %u solver calls, %llu clauses%s%s)\n",
-				   iso_level_name((IsoLevel) l), vn[sr.verdict], now() - s,
-				   (unsigned long long) sr.stats.constraints,
-				   (unsigned long long) sr.stats.constraints_left, sr.stats.prune_rounds,
-				   sr.stats.solver_calls, (unsigned long long) sr.stats.clauses,
-				   sr.reason ? ": " : "", sr.reason ? sr.reason : "");
-			iso_search_result_free(&sr);
-			continue;
+			printf("  %-28s %-9s %-11s", iso_level_name((IsoLevel) l),
+				   d[l].method == ISO_NOT_DECIDED ? "undecided" : d[l].holds ? "holds" : "violated",
+				   iso_verdict_method_name(d[l].method));
+			if (d[l].method == ISO_BY_IMPLICATION)
+				printf(" (from %s)", iso_level_name(d[l].via));
+			if (d[l].searched)
+				printf(" (search: %llu constraints, %llu after pruning, %u rounds, %u solver calls, %llu clauses, %.3f s%s%s)",
+					   (unsigned long long) d[l].search.stats.constraints,
+					   (unsigned long long) d[l].search.stats.constraints_left,
+					   d[l].search.stats.prune_rounds, d[l].search.stats.solver_calls,
+					   (unsigned long long) d[l].search.stats.clauses, d[l].search.stats.seconds,
+					   d[l].search.reason ? ": " : "", d[l].search.reason ? d[l].search.reason : "");
+			printf("\n");
 		}
-		printf("  %-28s %s %.3f s\n", iso_level_name((IsoLevel) l),
-			   v ? "violated" : "holds   ", now() - s);
 	}
+	else
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		{
+			IsoCycleList cycles;
+			double		s = now();
+			bool		v;
+
+			memset(&cycles, 0, sizeof(cycles));
+			v = iso_find_cycles_cached(&inf.graph, (IsoLevel) l, 3, &cycles, cache);
+			printf("  %-28s %s %.3f s\n", iso_level_name((IsoLevel) l),
+				   v ? "violated" : "holds   ", now() - s);
+		}
 	t4 = now();
 	{
 		uint64		counts[ISO_EDGE_NTYPES];
