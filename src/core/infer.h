@@ -112,4 +112,7 @@ extern bool iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 
 extern const char *iso_anomaly_name(IsoAnomalyKind kind);
 
+/* Free inf->unknown (the server frees it with the build's context). */
+extern void iso_infer_free_unknown(IsoRegUnknown *u);
+
 #endif							/* ISOGRAPH_INFER_H */

@@ -502,3 +502,16 @@ iso_infer_registers(Builder *b, const IsoVersionLog *log, const IsoInferOptions 
 		iso_free(s.adj);
 }
 
+
+void
+iso_infer_free_unknown(IsoRegUnknown *u)
+{
+	void	   *arrays[] = {u->key, u->ver_start, u->rd_start, u->cons_start, u->ver_op,
+	u->rd_op, u->rd_ver, u->cons_a, u->cons_b};
+	uint32		i;
+
+	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (arrays[i] != NULL)
+			iso_free(arrays[i]);
+	memset(u, 0, sizeof(*u));
+}

@@ -57,8 +57,11 @@ iso_sat_free(IsoSat *sat)
 {
 	if (sat->solver != NULL)
 		ccadical_release(sat->solver);
-	/* the struct stays: the host's release hook still points into it */
 	sat->solver = NULL;
+#ifdef ISOGRAPH_STANDALONE
+	iso_free(sat);
+#endif
+	/* in the server the struct stays: the release hook points into it */
 }
 
 void

@@ -1093,6 +1093,42 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	return verdict;
 }
 
+#define FREE_IF(p)	do { if ((p) != NULL) iso_free(p); } while (0)
+
+/* Free the search's state; the reasons stay when out took them. */
+static void
+free_state(IsoSearchState *S, const IsoSearchResult *out)
+{
+	uint32		s;
+
+	for (s = 0; S->slots && s < S->n_slots; s++)
+	{
+		FREE_IF(S->slots[s].rel);
+		FREE_IF(S->slots[s].rd_start);
+		FREE_IF(S->slots[s].rds);
+	}
+	FREE_IF(S->slots);
+	FREE_IF(S->key_slot);
+	FREE_IF(S->op_ver);
+	FREE_IF(S->var_slot);
+	FREE_IF(S->var_a);
+	FREE_IF(S->var_b);
+	FREE_IF(S->var_forced);
+	FREE_IF(S->var_reason);
+	FREE_IF(S->var_reason_len);
+	if (S->reasons.edges != out->reason_edges)
+		FREE_IF(S->reasons.edges);
+	FREE_IF(S->base.edges);
+	FREE_IF(S->seen);
+	FREE_IF(S->target);
+	FREE_IF(S->target_states);
+	FREE_IF(S->queue);
+	FREE_IF(S->parent);
+	FREE_IF(S->pstate);
+	FREE_IF(S->comp);
+	FREE_IF(S->model);
+}
+
 IsoSearchVerdict
 iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 				 const IsoSearchOptions *opt, IsoSearchResult *out)
@@ -1120,6 +1156,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 		out->verdict = ISO_SEARCH_UNDECIDED;
 		out->reason = reason;
 		out->stats.seconds = now_seconds() - t0;
+		free_state(&S, out);
 		return out->verdict;
 	}
 	setup_scratch(&S);
@@ -1146,6 +1183,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 			"the search stopped";
 	out->verdict = verdict;
 	out->stats.seconds = now_seconds() - t0;
+	free_state(&S, out);
 	return verdict;
 }
 
@@ -1158,6 +1196,11 @@ iso_search_result_free(IsoSearchResult *r)
 		iso_free(r->graph.out_start);
 	}
 	iso_cycle_list_free(&r->cycles);
+	FREE_IF(r->edge_origin);
+	FREE_IF(r->edge_reason);
+	FREE_IF(r->reason_edges);
+	FREE_IF(r->reason_len);
+	FREE_IF(r->order_op);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1290,4 +1333,17 @@ iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		if ((todo & (1u << l)) && out[l].method == ISO_NOT_DECIDED)
 			decide_by_implication(out, l, false);
+}
+
+void
+iso_level_decisions_free(IsoLevelDecision out[ISO_LEVEL_COUNT])
+{
+	int			l;
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if (out[l].searched)
+		{
+			iso_search_result_free(&out[l].search);
+			out[l].searched = false;
+		}
 }

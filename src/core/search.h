@@ -134,6 +134,9 @@ extern void iso_decide_levels(const IsoHistory *h, const IsoInference *inf,
 							  uint32 wanted, const IsoSearchOptions *opt,
 							  IsoSccCache *cache, IsoLevelDecision out[ISO_LEVEL_COUNT]);
 
+/* Free the search results iso_decide_levels kept. */
+extern void iso_level_decisions_free(IsoLevelDecision out[ISO_LEVEL_COUNT]);
+
 /* "evidence", "search", "implied", "not decided" */
 extern const char *iso_verdict_method_name(IsoVerdictMethod m);
 
