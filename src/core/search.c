@@ -1285,6 +1285,8 @@ iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
 		if (!out[l].holds || inf->unknown.n_keys == 0 || !iso_search_applies((IsoLevel) l))
 			out[l].method = ISO_BY_EVIDENCE;
 	}
+	if (opt->no_search)
+		return;
 	/* pruning only, weakest first: violations carry upwards */
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{

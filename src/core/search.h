@@ -48,6 +48,7 @@ typedef struct IsoSearchOptions
 								 * keys); above: undecided */
 	uint32		max_witnesses;	/* witness cycles per kind on a violation */
 	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
+	bool		no_search;		/* iso_decide_levels: the evidence only */
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats
