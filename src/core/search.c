@@ -361,6 +361,13 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	iso_free(adj_start);
 	if (adj)
 		iso_free(adj);
+	if (S->opt->max_constraints > 0 && S->n_vars > S->opt->max_constraints)
+	{
+		*reason = "too many unordered version pairs for the search (isograph.max_memory bounds the solver)";
+		S->var_forced = NULL;
+		st->constraints = S->n_vars;
+		return false;
+	}
 	S->var_forced = iso_alloc0(sizeof(int8) * (S->n_vars + 1));
 	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
 	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));

@@ -46,6 +46,9 @@ typedef struct IsoSearchOptions
 	double		timeout_seconds;	/* <= 0: no timeout */
 	uint64		max_pairs;		/* most ordered-pair cells (sum of m^2 over open
 								 * keys); above: undecided */
+	uint64		max_constraints;	/* most constraints (SAT variables; the
+									 * solver's memory, about 250 bytes each, is
+									 * not the host's); 0: no limit */
 	uint32		max_witnesses;	/* witness cycles per kind on a violation */
 	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
 	bool		no_search;		/* iso_decide_levels: the evidence only */

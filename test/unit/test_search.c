@@ -30,7 +30,7 @@ typedef struct Checked
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 } Checked;
 
-static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 3, false};
+static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false};
 
 static bool
 check_text(const char *text, size_t len, Checked *c)
