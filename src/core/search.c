@@ -27,6 +27,8 @@
 /* most blocking clauses of one round's scan */
 #define MAX_CLAUSES_PER_ROUND	4096
 /* transitivity clauses up front while the sum of m^3 stays below this */
+/* iso_decide_levels' pruning-only pass up to this many pairs */
+#define PRUNE_PASS_MAX_PAIRS	20000
 #define MAX_TRANSITIVITY	(UINT64_C(1) << 24)
 
 typedef struct Slot
@@ -325,7 +327,15 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 				iso_edgebuf_add(&S->base, op_vertex(S, sl->rds[i]),
 								op_vertex(S, sl->ver_op[b - 1]), ISO_EDGE_RW, sl->key,
 								(int32) sl->rds[i], (int32) sl->ver_op[b - 1]);
-		/* known pairs' edges; one constraint per open pair */
+		/*
+		 * The known order's edges: those of the constraints themselves, whose
+		 * paths reach every known pair (ww a -> c -> b; rw readers(a) -> c,
+		 * then ww c -> b, which closes the same forbidden cycles as rw
+		 * readers(a) -> b: an rw followed by D).  Then one constraint per
+		 * open pair.
+		 */
+		for (i = c0; i < c1; i++)
+			emit_before(S, &S->base, sl, u->cons_a[i], u->cons_b[i]);
 		for (a = 1; a <= m; a++)
 			for (b = 1; b <= m; b++)
 			{
@@ -334,9 +344,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 				if (a == b)
 					continue;
 				r = rel_get(sl, a, b);
-				if (r == REL_KNOWN)
-					emit_before(S, &S->base, sl, a, b);
-				else if (r == 0 && a < b)
+				if (r == 0 && a < b)
 				{
 					uint32		v = ++S->n_vars;
 
@@ -1228,6 +1236,23 @@ iso_verdict_method_name(IsoVerdictMethod m)
 	return "unknown";
 }
 
+/* Unordered pairs of versions of open keys, at most (before the known order). */
+static uint64
+open_pairs(const IsoInference *inf)
+{
+	const IsoRegUnknown *u = &inf->unknown;
+	uint64		n = 0;
+	uint32		s;
+
+	for (s = 0; s < u->n_keys; s++)
+	{
+		uint64		m = u->ver_start[s + 1] - u->ver_start[s];
+
+		n += m * (m - 1) / 2;
+	}
+	return n;
+}
+
 /* Levels related to those in wanted by implication, and wanted. */
 static uint32
 related_levels(uint32 wanted)
@@ -1294,8 +1319,11 @@ iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
 	}
 	if (opt->no_search)
 		return;
-	/* pruning only, weakest first: violations carry upwards */
-	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	/*
+	 * pruning only, weakest first: violations carry upwards.  Only while the
+	 * pairs are few: each level's pruning costs about as much as its search.
+	 */
+	for (l = 0; l < ISO_LEVEL_COUNT && open_pairs(inf) <= PRUNE_PASS_MAX_PAIRS; l++)
 	{
 		IsoSearchOptions o = *opt;
 		IsoSearchResult r;
