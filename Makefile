@@ -12,6 +12,9 @@ CORE_OBJS = $(patsubst %.c,%.o,$(filter-out src/core/port_standalone.c,$(sort $(
 PG_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/pg/*.c)))
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
+# The version-order search's SAT solver: CaDiCaL (Debian: libcadical-dev),
+# a C++ library used through its C API (src/core/sat.c).
+SHLIB_LINK += -lcadical -lstdc++
 
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 

@@ -451,8 +451,31 @@ static int64_t emit_complete(Txn *t, int64_t time)
 /* ------------------------------------------------------------------ */
 /* Ordinary transactions                                               */
 /* ------------------------------------------------------------------ */
+/* zipfian key choice (exponent 1): cumulative weights 1/(i+1), built once */
+static double *zipf_cdf;
+
+static int64_t pick_zipf(void)
+{
+	if (!zipf_cdf) {
+		zipf_cdf = malloc(sizeof(double) * (size_t) n_keys);
+		if (!zipf_cdf) { fprintf(stderr, "isograph-gen: out of memory\n"); exit(1); }
+		double sum = 0;
+		for (int64_t i = 0; i < n_keys; i++) zipf_cdf[i] = (sum += 1.0 / (double) (i + 1));
+		for (int64_t i = 0; i < n_keys; i++) zipf_cdf[i] /= sum;
+	}
+	double u = rng_double(&rng_txn);
+	int64_t lo = 0, hi = n_keys - 1;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (zipf_cdf[mid] < u) lo = mid + 1; else hi = mid;
+	}
+	return lo;
+}
+
 static int64_t pick_slot(void)
 {
+	if (dist_hot == 2)
+		return pick_zipf();
 	if (!dist_hot || n_keys <= hot_n)
 		return (int64_t) rng_below(&rng_txn, (uint64_t) n_keys);
 	if (rng_double(&rng_txn) < 0.8)
@@ -915,8 +938,10 @@ static void usage(FILE *f)
 "  --processes P          concurrent worker processes (default 10); a worker\n"
 "                         whose txn ended :info continues under a new process id\n"
 "  --keys K               active keys (default 100)\n"
-"  --distribution uniform|hot  key choice; hot: 80%% of accesses go to 10%% of\n"
-"                         the keys (default uniform)\n"
+"  --distribution uniform|hot|zipf  key choice; hot: 80%% of accesses go to\n"
+"                         10%% of the keys; zipf: key i with weight 1/(i+1)\n"
+"                         (default uniform).  rw-register without --wal is a\n"
+"                         black-box history (no version order)\n"
 "  --ops-min N            min micro-ops per txn (default 4)\n"
 "  --ops-max N            max micro-ops per txn (default 12)\n"
 "  --read-ratio R         probability that a micro-op is a read (default 0.5)\n"
@@ -1084,7 +1109,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(name, "--distribution")) {
 			if (!strcmp(val, "uniform")) dist_hot = 0;
 			else if (!strcmp(val, "hot")) dist_hot = 1;
-			else bad("--distribution: expected uniform or hot, got '%s'", val);
+			else if (!strcmp(val, "zipf")) dist_hot = 2;
+			else bad("--distribution: expected uniform, hot or zipf, got '%s'", val);
 		} else if (!strcmp(name, "--ops-min")) ops_min = parse_int(name, val, 1);
 		else if (!strcmp(name, "--ops-max")) ops_max = parse_int(name, val, 1);
 		else if (!strcmp(name, "--read-ratio")) read_ratio = parse_ratio(name, val);

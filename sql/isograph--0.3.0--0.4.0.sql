@@ -192,3 +192,41 @@ CREATE TRIGGER iso_jepsen_input_line INSTEAD OF INSERT ON @extschema@.iso_jepsen
 CREATE TRIGGER iso_jepsen_input_end AFTER INSERT ON @extschema@.iso_jepsen_input
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_jepsen_input_end();
 GRANT SELECT, INSERT ON @extschema@.iso_jepsen_input TO PUBLIC;
+
+-- iso_levels and iso_levels_jepsen: how each verdict was reached (the
+-- version-order search of black-box register histories); new columns at
+-- the end.  iso_version_order_witness: new.
+DROP FUNCTION @extschema@.iso_levels(bigint);
+DROP FUNCTION @extschema@.iso_levels_jepsen(text, text);
+CREATE FUNCTION @extschema@.iso_levels(history_id bigint,
+	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
+	OUT note text, OUT method text, OUT search_constraints bigint,
+	OUT search_constraints_pruned bigint, OUT search_solver_calls integer,
+	OUT search_seconds double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_levels'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_levels(bigint) IS
+'which isolation levels a history satisfies, weakest first';
+
+CREATE FUNCTION @extschema@.iso_version_order_witness(history_id bigint, level text,
+	OUT key text, OUT "position" integer, OUT value text, OUT txn_id bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_version_order_witness'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_version_order_witness(bigint, text) IS
+'a version order of the register keys whose order is unknown under which the level holds';
+
+CREATE FUNCTION @extschema@.iso_levels_jepsen(edn text, workload text DEFAULT NULL,
+	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
+	OUT note text, OUT method text, OUT search_constraints bigint,
+	OUT search_constraints_pruned bigint, OUT search_solver_calls integer,
+	OUT search_seconds double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_levels_jepsen'
+LANGUAGE C STABLE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_levels_jepsen(text, text) IS
+'iso_levels of an EDN history checked in memory, without storing it';

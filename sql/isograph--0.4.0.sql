@@ -299,13 +299,24 @@ COMMENT ON FUNCTION @extschema@.iso_check(text, bigint, integer) IS
 
 CREATE FUNCTION @extschema@.iso_levels(history_id bigint,
 	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
-	OUT note text)
+	OUT note text, OUT method text, OUT search_constraints bigint,
+	OUT search_constraints_pruned bigint, OUT search_solver_calls integer,
+	OUT search_seconds double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_levels'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_levels(bigint) IS
 'which isolation levels a history satisfies, weakest first';
+
+CREATE FUNCTION @extschema@.iso_version_order_witness(history_id bigint, level text,
+	OUT key text, OUT "position" integer, OUT value text, OUT txn_id bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_version_order_witness'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_version_order_witness(bigint, text) IS
+'a version order of the register keys whose order is unknown under which the level holds';
 
 CREATE FUNCTION @extschema@.iso_dot(history_id bigint, txns bigint[])
 RETURNS text
@@ -410,7 +421,9 @@ COMMENT ON FUNCTION @extschema@.iso_save_image(bigint) IS
 
 CREATE FUNCTION @extschema@.iso_levels_jepsen(edn text, workload text DEFAULT NULL,
 	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
-	OUT note text)
+	OUT note text, OUT method text, OUT search_constraints bigint,
+	OUT search_constraints_pruned bigint, OUT search_solver_calls integer,
+	OUT search_seconds double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'iso_levels_jepsen'
 LANGUAGE C STABLE PARALLEL UNSAFE

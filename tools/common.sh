@@ -15,7 +15,7 @@ ISO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # installation alone (several checkouts can then be tested side by side).
 ISO_DESTDIR=${ISO_DESTDIR:-}
 PG_BIN=$ISO_DESTDIR/usr/lib/postgresql/15/bin
-ISO_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 libpq-dev \
+ISO_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 libpq-dev libcadical-dev \
 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl graphviz"
 
 iso_log() { printf '==> %s\n' "$*" >&2; }

@@ -56,6 +56,35 @@ typedef struct IsoInferOptions
 	bool		linearizable_keys;	/* real-time order orders register writes */
 } IsoInferOptions;
 
+/*
+ * The rw-register keys whose version order the evidence leaves open, kept
+ * for the version-order search (search.c).  Slot s is one such key:
+ * key[s]; its versions 1..m (m = ver_start[s+1] - ver_start[s]) are the
+ * final writes ver_op[ver_start[s] + v - 1]; its external reads are
+ * rd_op/rd_ver[rd_start[s] ..] (rd_ver: the version read, 0 = nil); the
+ * known constraints "a before b" (a, b >= 1) are cons_a/cons_b[cons_start[s] ..].
+ */
+typedef struct IsoRegUnknown
+{
+	uint32		n_keys;
+	uint32		cap_keys;
+	uint32	   *key;
+	uint32	   *ver_start;		/* n_keys + 1 */
+	uint32	   *rd_start;		/* n_keys + 1 */
+	uint32	   *cons_start;		/* n_keys + 1 */
+	uint32		n_ver,
+				cap_ver;
+	uint32	   *ver_op;
+	uint32		n_rd,
+				cap_rd;
+	uint32	   *rd_op;
+	uint32	   *rd_ver;
+	uint32		n_cons,
+				cap_cons;
+	uint32	   *cons_a;
+	uint32	   *cons_b;
+} IsoRegUnknown;
+
 typedef struct IsoInference
 {
 	uint32		n_vertices;
@@ -68,6 +97,7 @@ typedef struct IsoInference
 	uint32		n_anomalies;
 	uint32		cap_anomalies;
 	uint32		unknown_order_keys; /* register keys without a total version order */
+	IsoRegUnknown unknown;		/* those keys, for the search (search.c) */
 	uint32		n_fail;
 	uint32		n_info;
 } IsoInference;
@@ -81,5 +111,8 @@ extern bool iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 					  IsoParseError *err);
 
 extern const char *iso_anomaly_name(IsoAnomalyKind kind);
+
+/* Free inf->unknown (the server frees it with the build's context). */
+extern void iso_infer_free_unknown(IsoRegUnknown *u);
 
 #endif							/* ISOGRAPH_INFER_H */

@@ -218,6 +218,79 @@ assumed_constraints(Builder *b, RegScratch *s, uint32 m, const IsoInferOptions *
 	iso_free(vw);
 }
 
+/* Grow an array of uint32 to hold at least need entries. */
+static uint32 *
+grow_u32(uint32 *a, uint32 *cap, uint32 need)
+{
+	if (need <= *cap)
+		return a;
+	*cap = Max(need, Max(*cap * 2, 64));
+	return a ? iso_realloc(a, sizeof(uint32) * *cap) : iso_alloc(sizeof(uint32) * *cap);
+}
+
+/* Keep a key whose order is open for the version-order search (infer.h). */
+static void
+keep_unknown_key(Builder *b, uint32 key, uint32 m, uint32 n_reads, const RegScratch *s)
+{
+	IsoRegUnknown *u = &b->out->unknown;
+	uint32		slot = u->n_keys;
+	uint32		cap;
+	uint32		i;
+
+	if (slot + 2 > u->cap_keys)
+	{
+		cap = u->cap_keys;
+		u->key = grow_u32(u->key, &cap, slot + 2);
+		cap = u->cap_keys;
+		u->ver_start = grow_u32(u->ver_start, &cap, slot + 2);
+		cap = u->cap_keys;
+		u->rd_start = grow_u32(u->rd_start, &cap, slot + 2);
+		cap = u->cap_keys;
+		u->cons_start = grow_u32(u->cons_start, &cap, slot + 2);
+		u->cap_keys = cap;
+	}
+	if (slot == 0)
+		u->ver_start[0] = u->rd_start[0] = u->cons_start[0] = 0;
+	u->key[slot] = key;
+	u->ver_op = grow_u32(u->ver_op, &u->cap_ver, u->n_ver + m);
+	for (i = 1; i <= m; i++)
+		u->ver_op[u->n_ver++] = s->version_op[i];
+	for (i = 0; i < n_reads; i++)
+	{
+		uint32		cap_rd;
+
+		if (s->read_version[i] == ISO_NONE)
+			continue;
+		cap_rd = u->cap_rd;
+		u->rd_op = grow_u32(u->rd_op, &cap_rd, u->n_rd + 1);
+		cap_rd = u->cap_rd;
+		u->rd_ver = grow_u32(u->rd_ver, &cap_rd, u->n_rd + 1);
+		u->cap_rd = cap_rd;
+		u->rd_op[u->n_rd] = s->reads[i];
+		u->rd_ver[u->n_rd] = s->read_version[i];
+		u->n_rd++;
+	}
+	for (i = 0; i < s->n_cons; i++)
+	{
+		uint32		cap_c;
+
+		if (s->cons_from[i] == 0)
+			continue;
+		cap_c = u->cap_cons;
+		u->cons_a = grow_u32(u->cons_a, &cap_c, u->n_cons + 1);
+		cap_c = u->cap_cons;
+		u->cons_b = grow_u32(u->cons_b, &cap_c, u->n_cons + 1);
+		u->cap_cons = cap_c;
+		u->cons_a[u->n_cons] = s->cons_from[i];
+		u->cons_b[u->n_cons] = s->cons_to[i];
+		u->n_cons++;
+	}
+	u->n_keys = slot + 1;
+	u->ver_start[slot + 1] = u->n_ver;
+	u->rd_start[slot + 1] = u->n_rd;
+	u->cons_start[slot + 1] = u->n_cons;
+}
+
 static void
 infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 				   uint32 log_first, uint32 log_end,
@@ -364,6 +437,8 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 	}
 
 	/* partial order: ww along each known pair; rw unknown */
+	if (m > 1)
+		keep_unknown_key(b, key, m, n_reads, s);
 	for (i = 0; i < s->n_cons; i++)
 		if (s->cons_from[i] != 0)
 			iso_infer_add_edge(b, op_vertex(b, s->version_op[s->cons_from[i]]),
@@ -427,3 +502,16 @@ iso_infer_registers(Builder *b, const IsoVersionLog *log, const IsoInferOptions 
 		iso_free(s.adj);
 }
 
+
+void
+iso_infer_free_unknown(IsoRegUnknown *u)
+{
+	void	   *arrays[] = {u->key, u->ver_start, u->rd_start, u->cons_start, u->ver_op,
+	u->rd_op, u->rd_ver, u->cons_a, u->cons_b};
+	uint32		i;
+
+	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (arrays[i] != NULL)
+			iso_free(arrays[i]);
+	memset(u, 0, sizeof(*u));
+}

@@ -62,6 +62,21 @@ extern void iso_free(void *ptr);
 
 /* Long loops call this: CHECK_FOR_INTERRUPTS and the memory limit. */
 extern void iso_host_tick(void);
+/*
+ * Whether a query cancel or termination is pending, without acting on it:
+ * for code that must first release what the host does not own (the SAT
+ * solver's heap) and then call ISO_CHECK_INTERRUPTS.  Never throws.
+ */
+extern bool iso_host_stop_requested(void);
+
+/*
+ * Arrange for free_fn(*slot) when the current allocation scope goes away
+ * (the server: the current memory context is reset or deleted, also on
+ * ERROR), unless *slot is NULL by then.  For memory the host's allocator
+ * does not own (a C++ library's).  The standalone host does nothing.
+ */
+extern void iso_host_on_release(void **slot, void (*free_fn) (void *));
+
 /* The memory limit alone, every time: after a big allocation. */
 extern void iso_host_check_memory(void);
 /* A size limit of the algorithms that a user's history reached (54000). */

@@ -107,3 +107,16 @@ iso_host_unicode_char(uint32 cp, char *out)
 	out[0] = (char) cp;
 	return 1;
 }
+
+bool
+iso_host_stop_requested(void)
+{
+	return false;
+}
+
+void
+iso_host_on_release(void **slot, void (*free_fn) (void *))
+{
+	(void) slot;
+	(void) free_fn;
+}

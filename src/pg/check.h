@@ -72,6 +72,8 @@ extern void iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,
 extern char *iso_key_text(const IsoBuild *build, uint32 key);
 extern void iso_explain_anomaly(const IsoBuild *build, const IsoAnomaly *a, StringInfo out);
 extern void iso_explain_edge(const IsoBuild *build, const IsoEdge *e, StringInfo out);
+extern void iso_explain_edge_ex(const IsoBuild *build, const IsoEdge *e, bool later,
+								StringInfo out);
 extern void iso_describe_op(const IsoBuild *build, uint32 op, StringInfo out);
 
 #endif							/* ISOGRAPH_CHECK_H */

@@ -20,11 +20,13 @@
 #include "check.h"
 #include "isograph.h"
 #include "levels.h"
+#include "search.h"
 
 PG_FUNCTION_INFO_V1(iso_check);
 PG_FUNCTION_INFO_V1(iso_levels);
 PG_FUNCTION_INFO_V1(iso_levels_jepsen);
 PG_FUNCTION_INFO_V1(iso_dot);
+PG_FUNCTION_INFO_V1(iso_version_order_witness);
 
 #define CHECK_NATTS 9
 
@@ -98,11 +100,91 @@ text_array(char **v, int n)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/* "T1 -ww x-> T2 -rw y-> T1": a cycle a forced edge's other order closes */
 static void
-put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
-			  Tuplestorestate *store, TupleDesc desc)
+append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n, StringInfo out)
 {
-	const IsoGraph *g = &build->inf.graph;
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const IsoEdge *e = &edges[i];
+		char	   *key = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
+
+		if (e->from >= build->inf.n_vertices || e->to >= build->inf.n_vertices)
+		{
+			/* a real-time hop through a time point */
+			if (i == 0 || edges[i - 1].to < build->inf.n_vertices)
+				appendStringInfo(out, "T%lld -rt", i == 0 && e->from < build->inf.n_vertices ?
+								 (long long) iso_vertex_txn_id(build, e->from) : 0LL);
+			if (e->to < build->inf.n_vertices)
+				appendStringInfoString(out, "-> ");
+			continue;
+		}
+		if (i == 0 || edges[i - 1].to < build->inf.n_vertices)
+			appendStringInfo(out, "T%lld ", (long long) iso_vertex_txn_id(build, e->from));
+		appendStringInfo(out, "-%s%s%s-> ", iso_edge_type_name(e->type), key ? " " : "",
+						 key ? key : "");
+	}
+	if (n > 0)
+		appendStringInfo(out, "T%lld", (long long) iso_vertex_txn_id(build, edges[0].from));
+}
+
+/*
+ * What the search says about a witness edge: forced by pruning (and the
+ * cycle the other order would close), or chosen by the solver.  The edge
+ * is found in g by its endpoints, type and ops (the cycle's copy may be a
+ * collapsed real-time hop, which is neither).
+ */
+static void
+explain_search_edge(const IsoBuild *build, const IsoGraph *g, const IsoSearchResult *sr,
+					const IsoCycle *c, const IsoEdge *e, StringInfo out)
+{
+	uint32		i;
+
+	for (i = 0; i < c->length; i++)
+	{
+		uint64		idx = c->edges[i];
+		const IsoEdge *ge = &g->edges[idx];
+
+		if (ge->from != e->from || ge->to != e->to || ge->type != e->type ||
+			ge->from_op != e->from_op || ge->to_op != e->to_op)
+			continue;
+		if (sr->edge_origin[idx] == ISO_ORIGIN_FORCED)
+		{
+			if (e->type == ISO_EDGE_WW)
+				appendStringInfo(out, " [forced: T%lld's write of %s must precede T%lld's",
+								 (long long) iso_vertex_txn_id(build, e->from),
+								 iso_key_text(build, e->key),
+								 (long long) iso_vertex_txn_id(build, e->to));
+			else
+				appendStringInfo(out, " [forced: T%lld's write of %s must follow the version T%lld read",
+								 (long long) iso_vertex_txn_id(build, e->to),
+								 iso_key_text(build, e->key),
+								 (long long) iso_vertex_txn_id(build, e->from));
+			if (sr->edge_reason[idx] != ISO_NONE)
+			{
+				appendStringInfoString(out, ", otherwise ");
+				append_reason_cycle(build, sr->reason_edges + sr->edge_reason[idx],
+									sr->reason_len[sr->edge_reason[idx]], out);
+				appendStringInfoString(out, " would be a cycle");
+			}
+			appendStringInfoChar(out, ']');
+		}
+		else if (sr->edge_origin[idx] == ISO_ORIGIN_CHOSEN)
+			appendStringInfoString(out, " [an order the search chose: every order it tried closes a cycle]");
+		return;
+	}
+}
+
+/*
+ * A witness cycle's row.  g: the graph the cycle's edges index (the
+ * inferred one, or a search's); sr: the search it comes from, or NULL.
+ */
+static void
+put_cycle_row(const IsoBuild *build, const IsoGraph *g, const IsoSearchResult *sr,
+			  IsoLevel level, const IsoCycle *c, Tuplestorestate *store, TupleDesc desc)
+{
 	Datum		values[CHECK_NATTS];
 	bool		nulls[CHECK_NATTS];
 	int64	   *txns = palloc(sizeof(int64) * Max(c->length, 1));
@@ -128,7 +210,9 @@ put_cycle_row(const IsoBuild *build, IsoLevel level, const IsoCycle *c,
 		keys[i] = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
 		if (i > 0)
 			appendStringInfoString(&buf, "; ");
-		iso_explain_edge(build, e, &buf);
+		iso_explain_edge_ex(build, e, sr != NULL, &buf);
+		if (sr != NULL)
+			explain_search_edge(build, g, sr, c, e, &buf);
 	}
 	appendStringInfo(&buf, "; so T%lld depends on itself",
 					 (long long) txns[0]);
@@ -180,13 +264,113 @@ put_anomaly_check_row(const IsoBuild *build, IsoLevel level, const IsoAnomaly *a
 	put_check_row(store, desc, values, nulls);
 }
 
+/* The search's settings (isograph.search_timeout, isograph.max_memory). */
+static void
+search_options(IsoSearchOptions *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout_seconds = iso_search_timeout_ms / 1000.0;
+	o->no_search = iso_search_timeout_ms == 0;
+	/* each ordered version pair takes 4 bytes: at most half the memory */
+	o->max_pairs = (uint64) iso_max_memory_mb * 1024 * 1024 / 8;
+	/* and the solver (not in the memory context): about 250 bytes a variable */
+	o->max_constraints = (uint64) iso_max_memory_mb * 1024 * 1024 / 2 / 256;
+	o->max_witnesses = (uint32) iso_max_witnesses;
+}
+
+/* iso_decide_levels in the build's memory; a cancel is raised after it. */
+static void
+decide_levels(IsoBuild *build, uint32 wanted, IsoLevelDecision *d, IsoSccCache *cache)
+{
+	IsoSearchOptions o;
+	MemoryContext old;
+
+	search_options(&o);
+	old = MemoryContextSwitchTo(build->cxt);
+	iso_decide_levels(&build->history, &build->inf, wanted, &o, cache, d);
+	MemoryContextSwitchTo(old);
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* The search result that shows a level's violation (following implications). */
+static const IsoSearchResult *
+violation_search(const IsoLevelDecision *d, IsoLevel level)
+{
+	int			hops;
+
+	for (hops = 0; hops < ISO_LEVEL_COUNT; hops++)
+	{
+		if (d[level].method == ISO_BY_SEARCH && d[level].searched)
+			return &d[level].search;
+		if (d[level].method != ISO_BY_IMPLICATION || d[level].via == level)
+			return NULL;
+		level = d[level].via;
+	}
+	return NULL;
+}
+
+/* The search result whose version order shows a level holds, or NULL. */
+static const IsoSearchResult *
+pass_search(const IsoLevelDecision *d, IsoLevel level)
+{
+	return violation_search(d, level);
+}
+
+static const char *
+search_note_reason(const IsoLevelDecision *dl)
+{
+	if (dl->searched && dl->search.reason)
+		return dl->search.reason;
+	return iso_search_timeout_ms == 0 ? "the search is off (isograph.search_timeout = 0)" :
+		"the search did not finish";
+}
+
+/*
+ * A level the evidence does not violate on a register history with keys of
+ * unknown version order: the version-order search decides it.  Rows: the
+ * search's witnesses.  Not decided: a WARNING, no row.
+ */
+static int64
+check_level_by_search(IsoBuild *build, IsoLevel level, Tuplestorestate *store,
+					  TupleDesc desc)
+{
+	IsoLevelDecision d[ISO_LEVEL_COUNT];
+	const IsoSearchResult *sr;
+	uint32		i;
+	int64		n;
+
+	decide_levels(build, 1u << level, d, NULL);
+	if (d[level].method == ISO_NOT_DECIDED)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("%s not decided for history %lld: %s",
+						iso_level_name(level), (long long) build->history_id,
+						search_note_reason(&d[level])),
+				 errdetail("The version order of %u register key(s) is unknown; no witness is reported.",
+						   build->inf.unknown_order_keys),
+				 errhint("Raise isograph.search_timeout, or check a smaller history.")));
+		return 0;
+	}
+	if (d[level].holds)
+		return 0;
+	sr = violation_search(d, level);
+	if (sr == NULL || sr->cycles.n == 0)
+		elog(ERROR, "version-order search found a violation of %s but no witness",
+			 iso_level_name(level));
+	n = sr->cycles.n;
+	for (i = 0; store && i < sr->cycles.n; i++)
+		put_cycle_row(build, &sr->graph, sr, level, &sr->cycles.cycles[i], store, desc);
+	return n;
+}
+
 /*
  * Check one level on a built history.  Writes rows to store when given and
  * returns their number: the forbidden non-cycle anomalies and the witness
  * cycles, at most max_witnesses of each kind (iso_anomalies lists all).
  */
 static int64
-check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
+check_level(IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 			Tuplestorestate *store, TupleDesc desc, IsoSccCache *scc_cache)
 {
 	IsoCycleList cycles;
@@ -219,8 +403,10 @@ check_level(const IsoBuild *build, IsoLevel level, uint32 max_witnesses,
 	MemoryContextSwitchTo(old);
 	violations += cycles.n;
 	for (i = 0; store && i < cycles.n; i++)
-		put_cycle_row(build, level, &cycles.cycles[i], store, desc);
-	return violations;
+		put_cycle_row(build, &build->inf.graph, NULL, level, &cycles.cycles[i], store, desc);
+	if (violations > 0 || build->inf.unknown.n_keys == 0 || !iso_search_applies(level))
+		return violations;
+	return check_level_by_search(build, level, store, desc);
 }
 
 /*
@@ -409,11 +595,14 @@ realtime_note(const IsoBuild *build)
 
 /* A note on what the verdicts cannot see, or NULL. */
 static char *
-evidence_note(const IsoBuild *build, IsoLevel level)
+evidence_note(const IsoBuild *build, IsoLevel level, bool holds)
 {
 	char	   *note = NULL;
 
-	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
+	if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299 && !holds)
+		note = psprintf("version order unknown for %u key(s): the evidence alone shows the violation",
+						build->inf.unknown_order_keys);
+	else if (build->inf.unknown_order_keys > 0 && level >= ISO_LEVEL_PL299)
 		note = psprintf("version order unknown for %u key(s): their rw edges are missing, so a pass is not proof",
 						build->inf.unknown_order_keys);
 	else if (build->inf.unknown_order_keys > 0)
@@ -424,6 +613,33 @@ evidence_note(const IsoBuild *build, IsoLevel level)
 	return note;
 }
 
+#define LEVELS_NATTS 10
+
+/* A note on a level the search decided, or did not. */
+static char *
+search_note(const IsoBuild *build, const IsoLevelDecision *d, IsoLevel level)
+{
+	const IsoLevelDecision *dl = &d[level];
+	uint32		n = build->inf.unknown_order_keys;
+
+	switch (dl->method)
+	{
+		case ISO_BY_SEARCH:
+			return psprintf("version order unknown for %u key(s): decided by searching the version orders%s",
+							n, dl->search.by_pruning ? " (pruning alone)" : "");
+		case ISO_BY_IMPLICATION:
+			return psprintf("version order unknown for %u key(s): %s, since %s %s",
+							n, dl->holds ? "holds" : "violated", iso_level_name(dl->via),
+							dl->holds ? "holds" : "is violated");
+		case ISO_NOT_DECIDED:
+			return psprintf("version order unknown for %u key(s): not decided: %s",
+							n, search_note_reason(dl));
+		case ISO_BY_EVIDENCE:
+			break;
+	}
+	return NULL;
+}
+
 /* Check every level of a built graph; one row per level into rsinfo. */
 static void
 put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
@@ -431,44 +647,90 @@ put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 	IsoSccCache *scc_cache;
 	MemoryContext old;
 	int64		violations[ISO_LEVEL_COUNT];
+	bool		counted[ISO_LEVEL_COUNT];
+	IsoLevelDecision d[ISO_LEVEL_COUNT];
 	int			l;
+	int			round;
 
 	/* the levels share most of their strongly connected components */
 	old = MemoryContextSwitchTo(build->cxt);
 	scc_cache = iso_scc_cache_create();
 	iso_scc_cache_prime(scc_cache, &build->inf.graph);
 	MemoryContextSwitchTo(old);
+	decide_levels(build, (1u << ISO_LEVEL_COUNT) - 1, d, scc_cache);
+	memset(counted, 0, sizeof(counted));
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{
-		violations[l] = check_level(build, (IsoLevel) l, (uint32) iso_max_witnesses,
-									NULL, NULL, scc_cache);
+		violations[l] = 0;
+		if (d[l].method == ISO_BY_EVIDENCE)
+		{
+			violations[l] = check_level(build, (IsoLevel) l, (uint32) iso_max_witnesses,
+										NULL, NULL, scc_cache);
+			counted[l] = true;
+		}
+		else if (d[l].method == ISO_BY_SEARCH)
+		{
+			violations[l] = d[l].holds ? 0 : d[l].search.cycles.n;
+			counted[l] = true;
+		}
+		else if (d[l].method == ISO_BY_IMPLICATION && d[l].holds)
+			counted[l] = true;
 		iso_check_memory(build->cxt);
 	}
+	/* a violation by implication: as many witnesses as the level it follows from */
+	for (round = 0; round < ISO_LEVEL_COUNT; round++)
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+			if (!counted[l] && d[l].method == ISO_BY_IMPLICATION && counted[d[l].via])
+			{
+				violations[l] = violations[d[l].via];
+				counted[l] = true;
+			}
 
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
-		bool		strongest = violations[l] == 0;
-		char	   *note = evidence_note(build, (IsoLevel) l);
+		Datum		values[LEVELS_NATTS];
+		bool		nulls[LEVELS_NATTS];
+		bool		decided = d[l].method != ISO_NOT_DECIDED;
+		bool		holds = decided && d[l].holds;
+		bool		strongest = holds;
+		char	   *note = d[l].method == ISO_BY_EVIDENCE ? evidence_note(build, (IsoLevel) l, d[l].holds) :
+			search_note(build, d, (IsoLevel) l);
 		int			m;
 
+		if (l == ISO_LEVEL_STRICT_SER && d[l].method != ISO_BY_EVIDENCE)
+			note = psprintf("%s; %s", note, realtime_note(build));
 		for (m = 0; m < ISO_LEVEL_COUNT && strongest; m++)
-			if (violations[m] == 0 && iso_level_implies((IsoLevel) m, (IsoLevel) l))
+			if (d[m].method != ISO_NOT_DECIDED && d[m].holds &&
+				iso_level_implies((IsoLevel) m, (IsoLevel) l))
 				strongest = false;
+		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(iso_level_name((IsoLevel) l));
-		values[1] = BoolGetDatum(violations[l] == 0);
+		values[1] = BoolGetDatum(holds);
+		nulls[1] = !decided;
 		values[2] = Int64GetDatum(violations[l]);
+		nulls[2] = !decided || !counted[l];
 		values[3] = BoolGetDatum(strongest);
 		nulls[4] = note == NULL;
 		if (note)
 			values[4] = CStringGetTextDatum(note);
+		values[5] = CStringGetTextDatum(iso_verdict_method_name(d[l].method));
+		if (d[l].searched)
+		{
+			values[6] = Int64GetDatum((int64) d[l].search.stats.constraints);
+			values[7] = Int64GetDatum((int64) d[l].search.stats.constraints_left);
+			values[8] = Int32GetDatum((int32) Min(d[l].search.stats.solver_calls, PG_INT32_MAX));
+			values[9] = Float8GetDatum(d[l].search.stats.seconds);
+		}
+		else
+			nulls[6] = nulls[7] = nulls[8] = nulls[9] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
 
 /*
- * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note)
+ * iso_levels(history_id bigint) returns (level, holds, violations, strongest, note,
+ *	method, search_constraints, search_constraints_pruned, search_solver_calls,
+ *	search_seconds)
  */
 Datum
 iso_levels(PG_FUNCTION_ARGS)
@@ -867,4 +1129,96 @@ iso_dot(PG_FUNCTION_ARGS)
 	appendStringInfoString(&out, "}\n");
 	iso_build_close(&build);
 	PG_RETURN_TEXT_P(cstring_to_text(out.data));
+}
+
+/*
+ * iso_version_order_witness(history_id bigint, level text)
+ *	returns (key, position, value, txn_id)
+ *
+ * For each register key whose version order the evidence leaves open, its
+ * versions in an order under which the level holds (the search's), first
+ * version first (position 1; the initial nil precedes them all).  No rows
+ * when no key's order is open.  An ERROR when no order satisfies the level
+ * or the search did not decide.
+ */
+Datum
+iso_version_order_witness(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		history_id = PG_GETARG_INT64(0);
+	IsoLevel	level = parse_level(PG_GETARG_TEXT_PP(1));
+	IsoBuild	build;
+	IsoLevelDecision d[ISO_LEVEL_COUNT];
+	const IsoSearchResult *sr;
+	IsoSearchResult own;
+	const IsoRegUnknown *u;
+	uint32		s;
+
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open(&build, history_id);
+	u = &build.inf.unknown;
+	if (u->n_keys == 0)
+	{
+		iso_build_close(&build);
+		return (Datum) 0;
+	}
+	decide_levels(&build, 1u << level, d, NULL);
+	if (d[level].method == ISO_NOT_DECIDED)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("%s not decided for history %lld: %s", iso_level_name(level),
+						(long long) history_id, search_note_reason(&d[level])),
+				 errhint("Raise isograph.search_timeout, or check a smaller history.")));
+	if (!d[level].holds)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("no version order satisfies %s in history %lld",
+						iso_level_name(level), (long long) history_id),
+				 errhint("iso_check('%s', %lld) shows why.", iso_level_name(level),
+						 (long long) history_id)));
+	sr = pass_search(d, level);
+	if (sr == NULL || sr->order_op == NULL)
+	{
+		/* decided by the evidence (pl-1, pl-2): search for an order anyway */
+		IsoSearchOptions o;
+		MemoryContext old;
+
+		search_options(&o);
+		old = MemoryContextSwitchTo(build.cxt);
+		iso_search_level(&build.history, &build.inf, level, &o, &own);
+		MemoryContextSwitchTo(old);
+		CHECK_FOR_INTERRUPTS();
+		if (own.verdict != ISO_SEARCH_HOLDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("no version order found for %s in history %lld: %s",
+							iso_level_name(level), (long long) history_id,
+							own.reason ? own.reason : "the search found none"),
+					 errhint("Raise isograph.search_timeout.")));
+		sr = &own;
+	}
+	for (s = 0; s < u->n_keys; s++)
+	{
+		char	   *key = iso_key_text(&build, u->key[s]);
+		uint32		i;
+
+		for (i = u->ver_start[s]; i < u->ver_start[s + 1]; i++)
+		{
+			const IsoOp *op = &build.history.ops[sr->order_op[i]];
+			Datum		values[4];
+			bool		nulls[4] = {false, false, false, false};
+			int32		len;
+			const char *v = iso_strtab_get(&build.history.values, op->value, &len);
+
+			values[0] = CStringGetTextDatum(key);
+			values[1] = Int32GetDatum((int32) (i - u->ver_start[s] + 1));
+			values[2] = PointerGetDatum(cstring_to_text_with_len(v, len));
+			values[3] = Int64GetDatum(build.history.txns[op->txn].txn_id);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		if ((s & 0xfff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	iso_build_close(&build);
+	return (Datum) 0;
 }

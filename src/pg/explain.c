@@ -98,6 +98,16 @@ iso_describe_op(const IsoBuild *build, uint32 op_index, StringInfo out)
 void
 iso_explain_edge(const IsoBuild *build, const IsoEdge *e, StringInfo out)
 {
+	iso_explain_edge_ex(build, e, false, out);
+}
+
+/*
+ * later: the edge is of the version-order search (search.h), whose ww and rw
+ * edges go to any later version, not only the next one.
+ */
+void
+iso_explain_edge_ex(const IsoBuild *build, const IsoEdge *e, bool later, StringInfo out)
+{
 	const IsoHistory *h = &build->history;
 	int64		from = iso_vertex_txn_id(build, e->from);
 	int64		to = iso_vertex_txn_id(build, e->to);
@@ -110,12 +120,14 @@ iso_explain_edge(const IsoBuild *build, const IsoEdge *e, StringInfo out)
 			break;
 		case ISO_EDGE_WW:
 			iso_describe_op(build, e->to_op, out);
-			appendStringInfo(out, ", the version right after T%lld's ", (long long) from);
+			appendStringInfo(out, later ? ", a later version than T%lld's " :
+							 ", the version right after T%lld's ", (long long) from);
 			append_text(out, &h->values, h->ops[e->from_op].value);
 			break;
 		case ISO_EDGE_RW:
 			iso_describe_op(build, e->to_op, out);
-			appendStringInfoString(out, ", overwriting the version ");
+			appendStringInfoString(out, later ? ", a later version than the one " :
+								   ", overwriting the version ");
 			if (h->ops[e->from_op].kind == ISO_OP_READ)
 			{
 				appendStringInfo(out, "T%lld read (", (long long) from);

@@ -41,6 +41,44 @@ iso_free(void *ptr)
 	pfree(ptr);
 }
 
+bool
+iso_host_stop_requested(void)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/* iso_host_on_release: the callback and what it frees, in the context. */
+typedef struct ReleaseHook
+{
+	MemoryContextCallback cb;
+	void	  **slot;
+	void		(*free_fn) (void *);
+} ReleaseHook;
+
+static void
+run_release_hook(void *arg)
+{
+	ReleaseHook *hook = (ReleaseHook *) arg;
+
+	if (*hook->slot != NULL)
+	{
+		hook->free_fn(*hook->slot);
+		*hook->slot = NULL;
+	}
+}
+
+void
+iso_host_on_release(void **slot, void (*free_fn) (void *))
+{
+	ReleaseHook *hook = MemoryContextAlloc(CurrentMemoryContext, sizeof(ReleaseHook));
+
+	hook->slot = slot;
+	hook->free_fn = free_fn;
+	hook->cb.func = run_release_hook;
+	hook->cb.arg = hook;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &hook->cb);
+}
+
 void
 iso_host_limit(const char *what)
 {

@@ -17,6 +17,7 @@ PG_MODULE_MAGIC;
 bool		iso_assume_sequential_keys = false;
 bool		iso_assume_linearizable_keys = false;
 int			iso_max_witnesses = 3;
+int			iso_search_timeout_ms = 60000;
 int			iso_max_memory_mb = 4096;
 bool		iso_use_image = true;
 bool		iso_save_image_on_check = true;
@@ -199,6 +200,12 @@ _PG_init(void)
 							"Valid range is 1..10000.",
 							&iso_max_witnesses,
 							3, 1, 10000, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("isograph.search_timeout",
+							"Longest the version-order search may run for one level of one history.",
+							"Black-box register histories: past it the level is \"not decided\". 0 turns the search off.",
+							&iso_search_timeout_ms,
+							60000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("isograph.max_memory",
 							"Most memory one graph build or check may use.",
 							"Valid range is 16MB..1TB.",

@@ -18,6 +18,7 @@
 extern bool iso_assume_sequential_keys;
 extern bool iso_assume_linearizable_keys;
 extern int	iso_max_witnesses;
+extern int	iso_search_timeout_ms;
 extern int	iso_max_memory_mb;
 extern bool iso_use_image;
 extern bool iso_save_image_on_check;

@@ -80,6 +80,7 @@ read_back(uint8_t *flat, const uint64 *bytes)
 			free(inf.graph.edges);
 			free(inf.graph.out_start);
 			free(inf.anomalies);
+			iso_infer_free_unknown(&inf.unknown);
 		}
 	}
 	iso_history_free(&read);

@@ -63,7 +63,9 @@ COPY (SELECT history_id, name, workload, source, owner, skipped, metadata, event
         FROM iso_history ORDER BY history_id) TO STDOUT;
 COPY (SELECT * FROM iso_event ORDER BY history_id, txn_id, pos) TO STDOUT;
 COPY (SELECT * FROM iso_version ORDER BY history_id, key, position) TO STDOUT;
-COPY (SELECT h.history_id, l.* FROM iso_history h, iso_levels(h.history_id) l
+COPY (SELECT h.history_id, l.level, l.holds, l.violations, l.strongest, l.note, l.method,
+              l.search_constraints, l.search_constraints_pruned, l.search_solver_calls
+         FROM iso_history h, iso_levels(h.history_id) l
        ORDER BY 1, 2) TO STDOUT;
 COPY (SELECT h.history_id, c.* FROM iso_history h, iso_check('serializable', h.history_id) c
        ORDER BY 1, 2, 3, 4) TO STDOUT;

@@ -28,7 +28,7 @@ RETURNS TABLE (what text, ord bigint, result text) LANGUAGE sql AS $$
          LATERAL iso_check(l.level, h, 100) WITH ORDINALITY
            c(history_id, history, level, anomaly, cycle, edge_types, keys, explanation, txns, ord)
   UNION ALL
-  SELECT 'iso_levels', l.ordinality, to_jsonb(l)::text FROM iso_levels(h) WITH ORDINALITY l
+  SELECT 'iso_levels', l.ordinality, (to_jsonb(l) - 'search_seconds')::text FROM iso_levels(h) WITH ORDINALITY l
   UNION ALL
   SELECT 'iso_graph_stats', 1, to_jsonb(s)::text FROM iso_graph_stats(h) s
   UNION ALL

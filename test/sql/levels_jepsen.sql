@@ -14,9 +14,11 @@ BEGIN
 	RETURN QUERY
 	SELECT name,
 	       (SELECT count(*) FROM iso_levels_jepsen(edn)),
-	       (SELECT count(*) FROM ((SELECT * FROM iso_levels(h) EXCEPT ALL SELECT * FROM iso_levels_jepsen(edn))
+	       (SELECT count(*) FROM ((SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(h)
+	                               EXCEPT ALL SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels_jepsen(edn))
 	                              UNION ALL
-	                              (SELECT * FROM iso_levels_jepsen(edn) EXCEPT ALL SELECT * FROM iso_levels(h))) d);
+	                              (SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels_jepsen(edn)
+	                               EXCEPT ALL SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(h))) d);
 END $$;
 CREATE TEMP TABLE compared (history text, levels bigint, differences bigint);
 \set edn `cat test/data/rules/jepsen-multiline.edn`

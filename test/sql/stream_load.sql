@@ -24,8 +24,10 @@ LANGUAGE sql AS $$
          (SELECT count(*) FROM (SELECT workload, source, skipped, metadata FROM iso_history WHERE history_id = a
                                 EXCEPT SELECT workload, source, skipped, metadata FROM iso_history WHERE history_id = b) m),
          (SELECT count(DISTINCT history_id) = 2 FROM iso_history_image WHERE history_id IN (a, b)),
-         (SELECT count(*) FROM ((SELECT * FROM iso_levels(a) EXCEPT ALL SELECT * FROM iso_levels(b))
-                                UNION ALL (SELECT * FROM iso_levels(b) EXCEPT ALL SELECT * FROM iso_levels(a))) l)
+         (SELECT count(*) FROM ((SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(a)
+                                 EXCEPT ALL SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(b))
+                                UNION ALL (SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(b)
+                                 EXCEPT ALL SELECT level, holds, violations, strongest, note, method, search_constraints, search_constraints_pruned, search_solver_calls FROM iso_levels(a))) l)
 $$;
 CREATE TEMP TABLE compared (file text, events bigint, event_diffs bigint, meta_diffs bigint,
                             images boolean, level_diffs bigint);

@@ -16,6 +16,7 @@
 #include "infer.h"
 #include "levels.h"
 #include "names.h"
+#include "search.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -76,9 +77,25 @@ main(int argc, char **argv)
 	int			l;
 	long		peak_parse;
 
+	bool		search = true;
+	double		search_timeout = 60;
+
+	while (argc > 2 && argv[1][0] == '-')
+	{
+		if (strcmp(argv[1], "--no-search") == 0)
+			search = false;
+		else if (strcmp(argv[1], "--timeout") == 0 && argc > 3)
+		{
+			search_timeout = atof(argv[2]);
+			argv++;
+			argc--;
+		}
+		argv++;
+		argc--;
+	}
 	if (argc != 2 || (f = fopen(argv[1], "rb")) == NULL)
 	{
-		fprintf(stderr, "usage: bench_levels FILE.edn\n");
+		fprintf(stderr, "usage: bench_levels [--no-search] [--timeout SECONDS] FILE.edn\n");
 		return 2;
 	}
 	fseek(f, 0, SEEK_END);
@@ -118,17 +135,41 @@ main(int argc, char **argv)
 	cache = iso_scc_cache_create();
 	iso_scc_cache_prime(cache, &inf.graph);
 	t3 = now();
-	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	if (search)
 	{
-		IsoCycleList cycles;
-		double		s = now();
-		bool		v;
+		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false};
+		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
-		memset(&cycles, 0, sizeof(cycles));
-		v = iso_find_cycles_cached(&inf.graph, (IsoLevel) l, 3, &cycles, cache);
-		printf("  %-28s %s %.3f s\n", iso_level_name((IsoLevel) l),
-			   v ? "violated" : "holds   ", now() - s);
+		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		{
+			printf("  %-28s %-9s %-11s", iso_level_name((IsoLevel) l),
+				   d[l].method == ISO_NOT_DECIDED ? "undecided" : d[l].holds ? "holds" : "violated",
+				   iso_verdict_method_name(d[l].method));
+			if (d[l].method == ISO_BY_IMPLICATION)
+				printf(" (from %s)", iso_level_name(d[l].via));
+			if (d[l].searched)
+				printf(" (search: %llu constraints, %llu after pruning, %u rounds, %u solver calls, %llu clauses, %.3f s%s%s)",
+					   (unsigned long long) d[l].search.stats.constraints,
+					   (unsigned long long) d[l].search.stats.constraints_left,
+					   d[l].search.stats.prune_rounds, d[l].search.stats.solver_calls,
+					   (unsigned long long) d[l].search.stats.clauses, d[l].search.stats.seconds,
+					   d[l].search.reason ? ": " : "", d[l].search.reason ? d[l].search.reason : "");
+			printf("\n");
+		}
 	}
+	else
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		{
+			IsoCycleList cycles;
+			double		s = now();
+			bool		v;
+
+			memset(&cycles, 0, sizeof(cycles));
+			v = iso_find_cycles_cached(&inf.graph, (IsoLevel) l, 3, &cycles, cache);
+			printf("  %-28s %s %.3f s\n", iso_level_name((IsoLevel) l),
+				   v ? "violated" : "holds   ", now() - s);
+		}
 	t4 = now();
 	{
 		uint64		counts[ISO_EDGE_NTYPES];

@@ -750,6 +750,7 @@ inference_free(IsoInference *inf)
 	iso_free(inf->graph.edges);
 	iso_free(inf->graph.out_start);
 	iso_free(inf->anomalies);
+	iso_infer_free_unknown(&inf->unknown);
 	memset(inf, 0, sizeof(*inf));
 }
 

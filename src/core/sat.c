@@ -1,0 +1,95 @@
+/*
+ * sat.c
+ *	  The SAT solver of the version-order search: CaDiCaL (Debian package
+ *	  libcadical-dev), through its C API.  CaDiCaL allocates with C++ new,
+ *	  not through the host: the host is told to release it if the search's
+ *	  allocation scope ends before iso_sat_free (an ERROR).
+ */
+#include "port.h"
+#include "sat.h"
+
+#include <ccadical.h>
+
+struct IsoSat
+{
+	CCaDiCaL   *solver;			/* NULL once released */
+	bool		(*stop) (void *);
+	void	   *arg;
+};
+
+static int
+terminate_cb(void *state)
+{
+	IsoSat	   *sat = (IsoSat *) state;
+
+	return sat->stop != NULL && sat->stop(sat->arg);
+}
+
+static void
+release_solver(void *solver)
+{
+	ccadical_release((CCaDiCaL *) solver);
+}
+
+IsoSat *
+iso_sat_new(bool (*stop) (void *), void *arg)
+{
+	IsoSat	   *sat = iso_alloc0(sizeof(IsoSat));
+
+	sat->stop = stop;
+	sat->arg = arg;
+	sat->solver = ccadical_init();
+	if (sat->solver == NULL)
+		iso_host_internal_error("CaDiCaL could not be initialized");
+	iso_host_on_release((void **) &sat->solver, release_solver);
+	ccadical_set_terminate(sat->solver, sat, terminate_cb);
+	/*
+	 * Decide every free variable true first, always: the search orients its
+	 * variables so that true is its best guess (search.c, orient_vars).
+	 */
+	ccadical_set_option(sat->solver, "phase", 1);
+	ccadical_set_option(sat->solver, "forcephase", 1);
+	return sat;
+}
+
+void
+iso_sat_free(IsoSat *sat)
+{
+	if (sat->solver != NULL)
+		ccadical_release(sat->solver);
+	sat->solver = NULL;
+#ifdef ISOGRAPH_STANDALONE
+	iso_free(sat);
+#endif
+	/* in the server the struct stays: the release hook points into it */
+}
+
+void
+iso_sat_clause(IsoSat *sat, const int *lits, uint32 n)
+{
+	uint32		i;
+
+	for (i = 0; i < n; i++)
+		ccadical_add(sat->solver, lits[i]);
+	ccadical_add(sat->solver, 0);
+}
+
+IsoSatResult
+iso_sat_solve(IsoSat *sat)
+{
+	int			r = ccadical_solve(sat->solver);
+
+	return r == 10 ? ISO_SAT_SAT : r == 20 ? ISO_SAT_UNSAT : ISO_SAT_UNKNOWN;
+}
+
+bool
+iso_sat_true(IsoSat *sat, int var)
+{
+	return ccadical_val(sat->solver, var) > 0;
+}
+
+const char *
+iso_sat_signature(void)
+{
+	return ccadical_signature();
+}

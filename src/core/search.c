@@ -1,0 +1,1386 @@
+/*
+ * search.c
+ *	  The version-order search of black-box register histories (search.h):
+ *	  the polygraph of the open keys, pruning to a fixed point, the lazy
+ *	  SAT loop over the rest, and what is kept to explain the verdict.
+ */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime under -std=c99 */
+
+#include "port.h"
+#include "levels.h"
+#include "sat.h"
+#include "search.h"
+
+#include <time.h>
+
+/*
+ * rel[(a-1) * m + (b-1)] for versions a != b (1..m) of an open key: REL_KNOWN
+ * when the evidence puts a before b, -REL_KNOWN when after; else +v / -v
+ * for constraint v: a before b exactly when v's literal +v / -v is true.
+ */
+#define REL_KNOWN		0x7fffffff
+
+/* a BFS of the pruning gives up after this many states (it only prunes) */
+#define PRUNE_BFS_BUDGET	(1u << 16)
+/* witness cycles per kind asked of the cycle search in each round */
+#define CYCLES_PER_ROUND	16
+/* most blocking clauses of one round's scan */
+#define MAX_CLAUSES_PER_ROUND	4096
+/* transitivity clauses up front while the sum of m^3 stays below this */
+/* iso_decide_levels' pruning-only pass up to this many pairs */
+#define PRUNE_PASS_MAX_PAIRS	20000
+#define MAX_TRANSITIVITY	(UINT64_C(1) << 24)
+
+typedef struct Slot
+{
+	uint32		key;
+	uint32		m;				/* versions 1..m */
+	const uint32 *ver_op;		/* version v: ver_op[v - 1] */
+	int32	   *rel;			/* m * m */
+	uint32	   *rd_start;		/* m + 2: readers of version v (0..m) */
+	uint32	   *rds;			/* their read ops */
+} Slot;
+
+typedef enum Mode
+{
+	MODE_ACYCLIC,				/* any cycle of rel_mask */
+	MODE_SI,					/* the 2-layer graph: no two adjacent rw */
+	MODE_PSI					/* at most one rw */
+} Mode;
+
+struct IsoSearchState
+{
+	const IsoHistory *h;
+	const IsoInference *inf;
+	IsoLevel	level;
+	const IsoLevelInfo *li;
+	Mode		mode;
+	uint32		d_mask;
+	uint32		rel_mask;
+	const IsoSearchOptions *opt;
+	double		deadline;
+	bool		stopped;
+
+	Slot	   *slots;
+	uint32		n_slots;
+	uint32	   *key_slot;		/* key id -> slot or ISO_NONE */
+	uint32	   *op_ver;			/* op -> version written/read on an open key */
+
+	/* constraints 1..n_vars */
+	uint32		n_vars;
+	uint32	   *var_slot;
+	uint32	   *var_a;			/* +v: var_a before var_b */
+	uint32	   *var_b;
+	int8	   *var_forced;		/* 0 open, +1 a before b, -1 b before a */
+	uint32	   *var_reason;		/* forced: start in reasons, or ISO_NONE */
+	uint32	   *var_reason_len;
+	IsoEdgeBuf	reasons;
+
+	IsoEdgeBuf	base;			/* known + forced edges, not finished */
+
+	/* BFS scratch over states (2 per vertex) */
+	uint32		n_states;
+	uint32	   *seen;
+	uint32	   *target;			/* per vertex: epoch it is a target in */
+	uint8	   *target_states;	/* accepted states of a target (bits) */
+	uint32	   *queue;
+	uint64	   *parent;			/* edge index that reached a state */
+	uint32	   *pstate;			/* the state it came from */
+	uint32		epoch;
+	uint32	   *comp;			/* SCC of the rel graph, for reachability */
+	uint8	   *model;			/* the last model: 1 = var_a before var_b */
+};
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool
+should_stop(void *arg)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+
+	if (S->stopped)
+		return true;
+	if (iso_host_stop_requested() ||
+		(S->deadline > 0 && now_seconds() > S->deadline))
+		S->stopped = true;
+	return S->stopped;
+}
+
+bool
+iso_search_applies(IsoLevel level)
+{
+	return level >= ISO_LEVEL_PL299;
+}
+
+static inline uint32
+op_vertex(const IsoSearchState *S, uint32 op)
+{
+	return S->inf->txn_vertex[S->h->ops[op].txn];
+}
+
+static inline int32
+rel_get(const Slot *sl, uint32 a, uint32 b)
+{
+	return sl->rel[(Size) (a - 1) * sl->m + (b - 1)];
+}
+
+static inline void
+rel_set(Slot *sl, uint32 a, uint32 b, int32 r)
+{
+	sl->rel[(Size) (a - 1) * sl->m + (b - 1)] = r;
+	sl->rel[(Size) (b - 1) * sl->m + (a - 1)] = -r;
+}
+
+/* The edges of "version a before version b" (a, b >= 1). */
+static void
+emit_before(IsoSearchState *S, IsoEdgeBuf *buf, const Slot *sl, uint32 a, uint32 b)
+{
+	uint32		wa = sl->ver_op[a - 1];
+	uint32		wb = sl->ver_op[b - 1];
+	uint32		vb = op_vertex(S, wb);
+	uint32		i;
+
+	iso_edgebuf_add(buf, op_vertex(S, wa), vb, ISO_EDGE_WW, sl->key,
+					(int32) wa, (int32) wb);
+	for (i = sl->rd_start[a]; i < sl->rd_start[a + 1]; i++)
+		iso_edgebuf_add(buf, op_vertex(S, sl->rds[i]), vb, ISO_EDGE_RW, sl->key,
+						(int32) sl->rds[i], (int32) wb);
+}
+
+/* The edges of constraint v's side: forward (a before b) or not. */
+static void
+emit_side(IsoSearchState *S, IsoEdgeBuf *buf, uint32 v, bool forward)
+{
+	const Slot *sl = &S->slots[S->var_slot[v]];
+
+	if (forward)
+		emit_before(S, buf, sl, S->var_a[v], S->var_b[v]);
+	else
+		emit_before(S, buf, sl, S->var_b[v], S->var_a[v]);
+}
+
+/* A finished graph of base's edges plus extra's. */
+static void
+finish_graph(IsoSearchState *S, const IsoEdgeBuf *extra, IsoGraph *g)
+{
+	IsoEdgeBuf	buf;
+	uint64		n = S->base.n + (extra ? extra->n : 0);
+
+	iso_edgebuf_init(&buf, n + 16);
+	memcpy(buf.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
+	if (extra && extra->n)
+		memcpy(buf.edges + S->base.n, extra->edges, sizeof(IsoEdge) * extra->n);
+	buf.n = n;
+	iso_graph_finish(g, S->inf->graph.n_vertices, &buf);
+}
+
+static void
+free_graph(IsoGraph *g)
+{
+	if (g->edges)
+		iso_free(g->edges);
+	if (g->out_start)
+		iso_free(g->out_start);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * Build the slots: closure of the known constraints, readers per version,
+ * constraint variables, and the known edges into S->base.
+ */
+static bool
+build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
+{
+	const IsoRegUnknown *u = &S->inf->unknown;
+	uint64		cells = 0;
+	uint32		cap_vars = 64;
+	uint32		s;
+	uint32	   *stack = NULL;
+	uint32	   *mark = NULL;
+	uint32	   *adj_start = NULL;
+	uint32	   *adj = NULL;
+	uint32		max_m = 0;
+
+	for (s = 0; s < u->n_keys; s++)
+	{
+		uint64		m = u->ver_start[s + 1] - u->ver_start[s];
+
+		cells += m * m;
+		max_m = Max(max_m, (uint32) m);
+	}
+	if (cells > S->opt->max_pairs)
+	{
+		*reason = "too many versions of open keys for the search (isograph's limit on version pairs)";
+		return false;
+	}
+	S->n_slots = u->n_keys;
+	S->slots = iso_alloc0(sizeof(Slot) * Max(u->n_keys, 1));
+	S->key_slot = iso_alloc(sizeof(uint32) * Max(S->h->keys.n, 1));
+	memset(S->key_slot, 0xff, sizeof(uint32) * Max(S->h->keys.n, 1));
+	S->op_ver = iso_alloc(sizeof(uint32) * Max(S->h->n_ops, 1));
+	memset(S->op_ver, 0xff, sizeof(uint32) * Max(S->h->n_ops, 1));
+	S->var_slot = iso_alloc(sizeof(uint32) * cap_vars);
+	S->var_a = iso_alloc(sizeof(uint32) * cap_vars);
+	S->var_b = iso_alloc(sizeof(uint32) * cap_vars);
+	S->n_vars = 0;
+	stack = iso_alloc(sizeof(uint32) * (max_m + 1));
+	mark = iso_alloc0(sizeof(uint32) * (max_m + 1));
+	adj_start = iso_alloc(sizeof(uint32) * (max_m + 2));
+
+	iso_edgebuf_init(&S->base, S->inf->graph.n_edges + 1024);
+	memcpy(S->base.edges, S->inf->graph.edges, sizeof(IsoEdge) * S->inf->graph.n_edges);
+	S->base.n = S->inf->graph.n_edges;
+
+	for (s = 0; s < u->n_keys; s++)
+	{
+		Slot	   *sl = &S->slots[s];
+		uint32		m = u->ver_start[s + 1] - u->ver_start[s];
+		uint32		c0 = u->cons_start[s],
+					c1 = u->cons_start[s + 1];
+		uint32		r0 = u->rd_start[s],
+					r1 = u->rd_start[s + 1];
+		uint32		a,
+					b,
+					i;
+
+		ISO_CHECK_INTERRUPTS();
+		sl->key = u->key[s];
+		sl->m = m;
+		sl->ver_op = u->ver_op + u->ver_start[s];
+		sl->rel = iso_alloc0(sizeof(int32) * (Size) m * m);
+		S->key_slot[sl->key] = s;
+		for (a = 1; a <= m; a++)
+			S->op_ver[sl->ver_op[a - 1]] = a;
+
+		/* readers by version */
+		sl->rd_start = iso_alloc0(sizeof(uint32) * (m + 2));
+		sl->rds = iso_alloc(sizeof(uint32) * Max(r1 - r0, 1));
+		for (i = r0; i < r1; i++)
+			sl->rd_start[u->rd_ver[i] + 1]++;
+		for (a = 0; a <= m; a++)
+			sl->rd_start[a + 1] += sl->rd_start[a];
+		{
+			uint32	   *fill = iso_alloc(sizeof(uint32) * (m + 1));
+
+			memcpy(fill, sl->rd_start, sizeof(uint32) * (m + 1));
+			for (i = r0; i < r1; i++)
+			{
+				sl->rds[fill[u->rd_ver[i]]++] = u->rd_op[i];
+				S->op_ver[u->rd_op[i]] = u->rd_ver[i];
+			}
+			iso_free(fill);
+		}
+
+		/* the known order: closure of the constraints (a DFS per version) */
+		if (adj != NULL)
+			iso_free(adj);
+		adj = iso_alloc(sizeof(uint32) * Max(c1 - c0, 1));
+		memset(adj_start, 0, sizeof(uint32) * (m + 2));
+		for (i = c0; i < c1; i++)
+			adj_start[u->cons_a[i] + 1]++;
+		for (a = 0; a <= m; a++)
+			adj_start[a + 1] += adj_start[a];
+		{
+			uint32	   *fill = iso_alloc(sizeof(uint32) * (m + 1));
+
+			memcpy(fill, adj_start, sizeof(uint32) * (m + 1));
+			for (i = c0; i < c1; i++)
+				adj[fill[u->cons_a[i]]++] = u->cons_b[i];
+			iso_free(fill);
+		}
+		memset(mark, 0, sizeof(uint32) * (m + 1));
+		for (a = 1; a <= m; a++)
+		{
+			uint32		sp = 0;
+
+			stack[sp++] = a;
+			mark[a] = a;
+			while (sp > 0)
+			{
+				uint32		x = stack[--sp];
+				uint32		e;
+
+				for (e = adj_start[x]; e < adj_start[x + 1]; e++)
+				{
+					uint32		y = adj[e];
+
+					if (mark[y] == a)
+						continue;
+					mark[y] = a;
+					stack[sp++] = y;
+					if (y != a)
+						rel_set(sl, a, y, REL_KNOWN);
+				}
+			}
+		}
+
+		/* nil's readers precede every version */
+		for (b = 1; b <= m; b++)
+			for (i = sl->rd_start[0]; i < sl->rd_start[1]; i++)
+				iso_edgebuf_add(&S->base, op_vertex(S, sl->rds[i]),
+								op_vertex(S, sl->ver_op[b - 1]), ISO_EDGE_RW, sl->key,
+								(int32) sl->rds[i], (int32) sl->ver_op[b - 1]);
+		/*
+		 * The known order's edges: those of the constraints themselves, whose
+		 * paths reach every known pair (ww a -> c -> b; rw readers(a) -> c,
+		 * then ww c -> b, which closes the same forbidden cycles as rw
+		 * readers(a) -> b: an rw followed by D).  Then one constraint per
+		 * open pair.
+		 */
+		for (i = c0; i < c1; i++)
+			emit_before(S, &S->base, sl, u->cons_a[i], u->cons_b[i]);
+		for (a = 1; a <= m; a++)
+			for (b = 1; b <= m; b++)
+			{
+				int32		r;
+
+				if (a == b)
+					continue;
+				r = rel_get(sl, a, b);
+				if (r == 0 && a < b)
+				{
+					uint32		v = ++S->n_vars;
+
+					if (v >= cap_vars)
+					{
+						cap_vars *= 2;
+						S->var_slot = iso_realloc(S->var_slot, sizeof(uint32) * cap_vars);
+						S->var_a = iso_realloc(S->var_a, sizeof(uint32) * cap_vars);
+						S->var_b = iso_realloc(S->var_b, sizeof(uint32) * cap_vars);
+					}
+					if (v >= (uint32) REL_KNOWN - 1)
+						iso_host_limit("too many open version pairs for the search");
+					S->var_slot[v] = s;
+					S->var_a[v] = a;
+					S->var_b[v] = b;
+					rel_set(sl, a, b, (int32) v);
+				}
+			}
+	}
+	iso_free(stack);
+	iso_free(mark);
+	iso_free(adj_start);
+	if (adj)
+		iso_free(adj);
+	if (S->opt->max_constraints > 0 && S->n_vars > S->opt->max_constraints)
+	{
+		*reason = "too many unordered version pairs for the search (isograph.max_memory bounds the solver)";
+		S->var_forced = NULL;
+		st->constraints = S->n_vars;
+		return false;
+	}
+	S->var_forced = iso_alloc0(sizeof(int8) * (S->n_vars + 1));
+	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
+	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));
+	S->var_reason_len = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
+	iso_edgebuf_init(&S->reasons, 64);
+	st->constraints = S->n_vars;
+	return true;
+}
+
+/*
+ * The constraint behind a ww/rw edge between versions of an open key: 0 if
+ * none (known, or not such an edge); else +v / -v, the literal that makes it.
+ */
+static int
+edge_literal(const IsoSearchState *S, const IsoEdge *e)
+{
+	const Slot *sl;
+	uint32		a,
+				b,
+				s;
+	int32		r;
+
+	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->key == ISO_NO_KEY ||
+		e->key >= S->h->keys.n || e->from_op < 0 || e->to_op < 0)
+		return 0;
+	s = S->key_slot[e->key];
+	if (s == ISO_NONE)
+		return 0;
+	sl = &S->slots[s];
+	a = S->op_ver[e->from_op];
+	b = S->op_ver[e->to_op];
+	if (a == ISO_NONE || b == ISO_NONE || a == 0 || b == 0 || a == b ||
+		a > sl->m || b > sl->m)
+		return 0;
+	r = rel_get(sl, a, b);
+	if (r == REL_KNOWN || r == -REL_KNOWN || r == 0)
+		return 0;
+	return r;
+}
+
+/* One step of the level's cycle automaton; false if the edge is not taken. */
+static inline bool
+auto_step(const IsoSearchState *S, uint8 type, uint32 s, uint32 *ns)
+{
+	uint32		bit = ISO_EDGE_BIT(type);
+
+	switch (S->mode)
+	{
+		case MODE_ACYCLIC:
+			if (!(S->rel_mask & bit))
+				return false;
+			*ns = 0;
+			return true;
+		case MODE_SI:
+			if (type == ISO_EDGE_RW)
+			{
+				if (s == 1)
+					return false;
+				*ns = 1;
+				return true;
+			}
+			if (!(S->d_mask & bit))
+				return false;
+			*ns = 0;
+			return true;
+		case MODE_PSI:
+			if (type == ISO_EDGE_RW)
+			{
+				if (s == 1)
+					return false;
+				*ns = 1;
+				return true;
+			}
+			if (!(S->d_mask & bit))
+				return false;
+			*ns = s;
+			return true;
+	}
+	return false;
+}
+
+/*
+ * BFS in g from state (from, s0) to a state (t, s) of a marked target t with
+ * s in its accepted states.  Returns the target reached (its state in
+ * *hit_state) or ISO_NONE: none, or the budget ran out.  comp: SCCs of the
+ * rel graph (a path only goes to components numbered lower or equal).
+ */
+static uint32
+bfs_to_targets(IsoSearchState *S, const IsoGraph *g, uint32 from, uint32 s0,
+			   uint32 min_comp, uint32 *hit_state)
+{
+	uint32		head = 0,
+				tail = 0;
+	uint32		st = from * 2 + s0;
+	uint32		budget = PRUNE_BFS_BUDGET;
+
+	if (S->comp[from] < min_comp)
+		return ISO_NONE;
+	S->seen[st] = S->epoch;
+	S->parent[st] = UINT64_MAX;
+	S->pstate[st] = ISO_NONE;
+	S->queue[tail++] = st;
+	while (head < tail)
+	{
+		uint32		x = S->queue[head++];
+		uint32		v = x >> 1;
+		uint64		e;
+
+		if (S->target[v] == S->epoch && (S->target_states[v] & (1u << (x & 1))))
+		{
+			*hit_state = x;
+			return v;
+		}
+		if (--budget == 0)
+			return ISO_NONE;
+		for (e = g->out_start[v]; e < g->out_start[v + 1]; e++)
+		{
+			const IsoEdge *ed = &g->edges[e];
+			uint32		ns;
+			uint32		y;
+
+			if (!auto_step(S, ed->type, x & 1, &ns))
+				continue;
+			if (S->comp[ed->to] < min_comp)
+				continue;
+			y = ed->to * 2 + ns;
+			if (S->seen[y] == S->epoch)
+				continue;
+			S->seen[y] = S->epoch;
+			S->parent[y] = e;
+			S->pstate[y] = x;
+			S->queue[tail++] = y;
+		}
+	}
+	return ISO_NONE;
+}
+
+/* Append the BFS path ending in state x (edges in order) to S->reasons. */
+static void
+append_path(IsoSearchState *S, const IsoGraph *g, uint32 x)
+{
+	uint64		start = S->reasons.n;
+	uint64		i,
+				j;
+
+	while (S->parent[x] != UINT64_MAX)
+	{
+		const IsoEdge *e = &g->edges[S->parent[x]];
+
+		iso_edgebuf_add(&S->reasons, e->from, e->to, (IsoEdgeType) e->type, e->key,
+						e->from_op, e->to_op);
+		x = S->pstate[x];
+	}
+	/* reverse into path order */
+	for (i = start, j = S->reasons.n - 1; i < j && j != UINT64_MAX; i++, j--)
+	{
+		IsoEdge		t = S->reasons.edges[i];
+
+		S->reasons.edges[i] = S->reasons.edges[j];
+		S->reasons.edges[j] = t;
+	}
+}
+
+/*
+ * Whether "a before b" on slot sl closes a forbidden cycle with g on its
+ * own.  When it does and keep_reason, the cycle (the side's edge, then the
+ * path back) is appended to S->reasons.
+ */
+static bool
+side_closes(IsoSearchState *S, const IsoGraph *g, const Slot *sl, uint32 a, uint32 b,
+			bool keep_reason)
+{
+	uint32		wa = sl->ver_op[a - 1];
+	uint32		wb = sl->ver_op[b - 1];
+	uint32		va = op_vertex(S, wa);
+	uint32		vb = op_vertex(S, wb);
+	uint32		r0 = sl->rd_start[a],
+				r1 = sl->rd_start[a + 1];
+	uint32		hit,
+				hs,
+				i,
+				min_comp;
+
+	/* 1. the ww edge va -> vb: from (vb, 0) back to va in any state */
+	S->epoch++;
+	S->target[va] = S->epoch;
+	S->target_states[va] = 3;
+	hit = bfs_to_targets(S, g, vb, 0, S->comp[va], &hs);
+	if (hit != ISO_NONE)
+	{
+		if (keep_reason)
+		{
+			iso_edgebuf_add(&S->reasons, va, vb, ISO_EDGE_WW, sl->key, (int32) wa, (int32) wb);
+			append_path(S, g, hs);
+		}
+		return true;
+	}
+	if (r0 == r1 || !(S->rel_mask & ISO_EDGE_BIT(ISO_EDGE_RW)))
+		return false;
+	/* 2. rw edges reader -> vb: from (vb, 1) back to a reader */
+	S->epoch++;
+	min_comp = PG_UINT32_MAX;
+	for (i = r0; i < r1; i++)
+	{
+		uint32		r = op_vertex(S, sl->rds[i]);
+
+		if (r == vb)
+			continue;
+		S->target[r] = S->epoch;
+		S->target_states[r] = S->mode == MODE_ACYCLIC ? 3 : S->mode == MODE_SI ? 1 : 2;
+		min_comp = Min(min_comp, S->comp[r]);
+	}
+	if (min_comp == PG_UINT32_MAX)
+		return false;
+	hit = bfs_to_targets(S, g, vb, S->mode == MODE_ACYCLIC ? 0 : 1, min_comp, &hs);
+	if (hit == ISO_NONE)
+		return false;
+	if (keep_reason)
+	{
+		for (i = r0; i < r1; i++)
+			if (op_vertex(S, sl->rds[i]) == hit)
+				break;
+		iso_edgebuf_add(&S->reasons, hit, vb, ISO_EDGE_RW, sl->key,
+						(int32) sl->rds[i], (int32) wb);
+		append_path(S, g, hs);
+	}
+	return true;
+}
+
+/* Per graph edge: where it comes from, and a forced edge's reason. */
+static void
+mark_origins(IsoSearchState *S, IsoSearchResult *out)
+{
+	const IsoGraph *g = &out->graph;
+	uint64		i;
+
+	out->edge_origin = iso_alloc0(Max(g->n_edges, 1));
+	out->edge_reason = iso_alloc(sizeof(uint32) * Max(g->n_edges, 1));
+	for (i = 0; i < g->n_edges; i++)
+	{
+		int			lit = edge_literal(S, &g->edges[i]);
+		uint32		v = (uint32) (lit < 0 ? -lit : lit);
+
+		out->edge_reason[i] = ISO_NONE;
+		if (lit == 0)
+			continue;
+		if (S->var_forced[v] != 0)
+		{
+			out->edge_origin[i] = ISO_ORIGIN_FORCED;
+			out->edge_reason[i] = v;
+		}
+		else
+			out->edge_origin[i] = ISO_ORIGIN_CHOSEN;
+	}
+	/* a forced edge's reason: its cycle in reason_edges, length by start */
+	out->reason_edges = S->reasons.edges;
+	out->reason_len = iso_alloc0(sizeof(uint32) * Max(S->reasons.n + 1, 1));
+	for (i = 0; i < g->n_edges; i++)
+		if (out->edge_reason[i] != ISO_NONE)
+		{
+			uint32		v = out->edge_reason[i];
+
+			out->edge_reason[i] = S->var_reason[v];
+			if (S->var_reason[v] != ISO_NONE)
+				out->reason_len[S->var_reason[v]] = S->var_reason_len[v];
+		}
+}
+
+/* The satisfying version order of each open key: versions by predecessors. */
+static void
+record_order(IsoSearchState *S, IsoSearchResult *out)
+{
+	const IsoRegUnknown *u = &S->inf->unknown;
+	uint32		s;
+
+	out->order_op = iso_alloc(sizeof(uint32) * Max(u->n_ver, 1));
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b;
+
+		for (b = 1; b <= sl->m; b++)
+		{
+			uint32		before = 0;
+
+			for (a = 1; a <= sl->m; a++)
+			{
+				int32		r;
+				bool		a_first;
+
+				if (a == b)
+					continue;
+				r = rel_get(sl, a, b);
+				if (r == REL_KNOWN || r == -REL_KNOWN)
+					a_first = r > 0;
+				else
+				{
+					uint32		v = (uint32) (r < 0 ? -r : r);
+					bool		fwd;	/* var_a before var_b */
+
+					if (S->var_forced[v] != 0)
+						fwd = S->var_forced[v] > 0;
+					else
+						fwd = S->model != NULL && S->model[v];
+					a_first = (r > 0) == fwd;
+				}
+				if (a_first)
+					before++;
+			}
+			/* acyclic ww: the counts are 0..m-1, each once */
+			out->order_op[u->ver_start[s] + Min(before, sl->m - 1)] = sl->ver_op[b - 1];
+		}
+	}
+}
+
+static void
+setup_scratch(IsoSearchState *S)
+{
+	uint32		n = S->inf->graph.n_vertices;
+
+	S->n_states = n * 2;
+	S->seen = iso_alloc0(sizeof(uint32) * Max(S->n_states, 1));
+	S->queue = iso_alloc(sizeof(uint32) * Max(S->n_states, 1));
+	S->parent = iso_alloc(sizeof(uint64) * Max(S->n_states, 1));
+	S->pstate = iso_alloc(sizeof(uint32) * Max(S->n_states, 1));
+	S->target = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	S->target_states = iso_alloc0(Max(n, 1));
+	S->comp = iso_alloc(sizeof(uint32) * Max(n, 1));
+	S->epoch = 0;
+}
+
+/*
+ * Prune to a fixed point.  Returns VIOLATED (out filled), HOLDS when no
+ * constraint is left and the graph holds, else UNDECIDED meaning "search
+ * the rest" (or S->stopped).
+ */
+static IsoSearchVerdict
+prune(IsoSearchState *S, IsoSearchResult *out)
+{
+	for (;;)
+	{
+		IsoGraph	g;
+		IsoCycleList cycles;
+		bool		changed = false;
+		uint32		v;
+		uint32		left = 0;
+		IsoEdgeBuf	forced;
+
+		out->stats.prune_rounds++;
+		memset(&g, 0, sizeof(g));
+		finish_graph(S, NULL, &g);
+		memset(&cycles, 0, sizeof(cycles));
+		if (iso_find_cycles(&g, S->level, S->opt->max_witnesses, &cycles))
+		{
+			out->graph = g;
+			out->cycles = cycles;
+			mark_origins(S, out);
+			return ISO_SEARCH_VIOLATED;
+		}
+		iso_cycle_list_free(&cycles);
+		iso_scc(&g, S->rel_mask, S->comp);
+		iso_edgebuf_init(&forced, 64);
+		for (v = 1; v <= S->n_vars; v++)
+		{
+			const Slot *sl;
+			bool		fwd_bad,
+						back_bad;
+			uint64		rstart;
+
+			if (S->var_forced[v] != 0)
+				continue;
+			if ((v & 0xff) == 0 && should_stop(S))
+			{
+				free_graph(&g);
+				return ISO_SEARCH_UNDECIDED;
+			}
+			sl = &S->slots[S->var_slot[v]];
+			rstart = S->reasons.n;
+			fwd_bad = side_closes(S, &g, sl, S->var_a[v], S->var_b[v], true);
+			if (!fwd_bad)
+				S->reasons.n = rstart;
+			back_bad = side_closes(S, &g, sl, S->var_b[v], S->var_a[v], !fwd_bad);
+			if (fwd_bad && back_bad)
+			{
+				/* both orders close a cycle: force one, the graph shows the other */
+				S->var_forced[v] = -1;
+				S->var_reason[v] = (uint32) rstart;
+				S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
+				emit_side(S, &forced, v, false);
+				changed = true;
+				continue;
+			}
+			if (fwd_bad || back_bad)
+			{
+				S->var_forced[v] = fwd_bad ? -1 : 1;
+				S->var_reason[v] = (uint32) rstart;
+				S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
+				emit_side(S, &forced, v, back_bad);
+				changed = true;
+				continue;
+			}
+			S->reasons.n = rstart;
+			left++;
+		}
+		free_graph(&g);
+		out->stats.constraints_left = left;
+		if (forced.n > 0)
+		{
+			uint64		i;
+
+			for (i = 0; i < forced.n; i++)
+				iso_edgebuf_add(&S->base, forced.edges[i].from, forced.edges[i].to,
+								(IsoEdgeType) forced.edges[i].type, forced.edges[i].key,
+								forced.edges[i].from_op, forced.edges[i].to_op);
+		}
+		iso_free(forced.edges);
+		if (!changed)
+			return left == 0 ? ISO_SEARCH_HOLDS : ISO_SEARCH_UNDECIDED;
+	}
+}
+
+/*
+ * Orient each open constraint so that its positive literal follows a
+ * topological order of the known graph's ww|wr|so|rt edges (components of
+ * it in reverse completion order, then vertex number): the solver tries
+ * the true phase first, so its first guess is that order, which a history
+ * from a database that honours the level mostly satisfies.
+ */
+static void
+orient_vars(IsoSearchState *S)
+{
+	IsoGraph	g;
+	uint32		v;
+
+	memset(&g, 0, sizeof(g));
+	finish_graph(S, NULL, &g);
+	iso_scc(&g, ISO_EDGE_BIT(ISO_EDGE_WW) | ISO_EDGE_BIT(ISO_EDGE_WR) |
+			ISO_EDGE_BIT(ISO_EDGE_SO) | ISO_EDGE_BIT(ISO_EDGE_RT), S->comp);
+	free_graph(&g);
+	for (v = 1; v <= S->n_vars; v++)
+	{
+		Slot	   *sl = &S->slots[S->var_slot[v]];
+		uint32		a = S->var_a[v],
+					b = S->var_b[v];
+		uint32		va = op_vertex(S, sl->ver_op[a - 1]);
+		uint32		vb = op_vertex(S, sl->ver_op[b - 1]);
+		bool		a_first = S->comp[va] != S->comp[vb] ? S->comp[va] > S->comp[vb] : va < vb;
+
+		if (S->var_forced[v] != 0 || a_first)
+			continue;
+		S->var_a[v] = b;
+		S->var_b[v] = a;
+		rel_set(sl, b, a, (int32) v);
+	}
+}
+
+/* The literal of "a before b" (a != b): 0 when known, with *known its value. */
+static inline int
+before_lit(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b, bool *known)
+{
+	int32		r = rel_get(sl, a, b);
+	uint32		v;
+
+	if (r == REL_KNOWN || r == -REL_KNOWN)
+	{
+		*known = r > 0;
+		return 0;
+	}
+	v = (uint32) (r < 0 ? -r : r);
+	if (S->var_forced[v] != 0)
+	{
+		*known = (S->var_forced[v] > 0) == (r > 0);
+		return 0;
+	}
+	return r;
+}
+
+/*
+ * Transitivity of each open key's order, up front for small keys: a before
+ * b and b before c imply a before c.  Not needed for completeness (a ww
+ * cycle is a forbidden cycle the lazy loop blocks), only for speed.
+ */
+static void
+add_transitivity(IsoSearchState *S, IsoSat *sat)
+{
+	uint64		work = 0;
+	uint32		s;
+
+	for (s = 0; s < S->n_slots; s++)
+		work += (uint64) S->slots[s].m * S->slots[s].m * S->slots[s].m;
+	if (work > MAX_TRANSITIVITY)
+		return;
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b,
+					c;
+
+		for (a = 1; a <= sl->m; a++)
+			for (b = 1; b <= sl->m; b++)
+			{
+				bool		kab = false,
+							kbc = false,
+							kac = false;
+				int			lab,
+							lbc,
+							lac;
+
+				if (a == b)
+					continue;
+				lab = before_lit(S, sl, a, b, &kab);
+				if (lab == 0 && !kab)
+					continue;
+				for (c = 1; c <= sl->m; c++)
+				{
+					int			cl[3];
+					uint32		n = 0;
+
+					if (c == a || c == b)
+						continue;
+					lbc = before_lit(S, sl, b, c, &kbc);
+					if (lbc == 0 && !kbc)
+						continue;
+					lac = before_lit(S, sl, a, c, &kac);
+					if (lac == 0 && kac)
+						continue;
+					if (lab == 0 && lbc == 0 && lac == 0)
+						continue;	/* known and consistent: pruning checked */
+					if (lab != 0)
+						cl[n++] = -lab;
+					if (lbc != 0)
+						cl[n++] = -lbc;
+					if (lac != 0)
+						cl[n++] = lac;
+					iso_sat_clause(sat, cl, n);
+				}
+			}
+	}
+}
+
+/*
+ * Blocking clauses for the chosen graph g: for each open constraint, a
+ * shortest forbidden cycle through the side the model chose (the same BFS
+ * as the pruning), if any.  Cheaper than the exact cycle search and finds
+ * many cycles per round; the exact search decides when this finds none.
+ * Returns the number of clauses added.
+ */
+static uint32
+scan_cycles(IsoSearchState *S, const IsoGraph *g, IsoSat *sat, int **lits, uint32 *cap_lits)
+{
+	uint32		v;
+	uint32		added = 0;
+
+	iso_scc(g, S->rel_mask, S->comp);
+	for (v = 1; v <= S->n_vars && added < MAX_CLAUSES_PER_ROUND; v++)
+	{
+		const Slot *sl;
+		bool		fwd;
+		uint32		a,
+					b;
+		uint64		rstart = S->reasons.n;
+		uint64		i;
+		uint32		n = 0;
+
+		if (S->var_forced[v] != 0)
+			continue;
+		if ((v & 0xff) == 0 && should_stop(S))
+			break;
+		sl = &S->slots[S->var_slot[v]];
+		fwd = S->model[v] != 0;
+		a = fwd ? S->var_a[v] : S->var_b[v];
+		b = fwd ? S->var_b[v] : S->var_a[v];
+		if (!side_closes(S, g, sl, a, b, true))
+		{
+			S->reasons.n = rstart;
+			continue;
+		}
+		if (*cap_lits < S->reasons.n - rstart + 1)
+		{
+			*cap_lits = (uint32) (S->reasons.n - rstart) * 2 + 2;
+			*lits = *lits ? iso_realloc(*lits, sizeof(int) * *cap_lits) :
+				iso_alloc(sizeof(int) * *cap_lits);
+		}
+		for (i = rstart; i < S->reasons.n; i++)
+		{
+			int			l = edge_literal(S, &S->reasons.edges[i]);
+			uint32		lv = (uint32) (l < 0 ? -l : l);
+			uint32		j;
+			bool		dup = false;
+
+			if (l == 0 || S->var_forced[lv] != 0)
+				continue;
+			for (j = 0; j < n; j++)
+				dup |= (*lits)[j] == -l;
+			if (!dup)
+				(*lits)[n++] = -l;
+		}
+		S->reasons.n = rstart;
+		if (n == 0)
+			continue;
+		iso_sat_clause(sat, *lits, n);
+		added++;
+	}
+	return added;
+}
+
+/* The lazy loop over the constraints pruning left open. */
+static IsoSearchVerdict
+solve_rest(IsoSearchState *S, IsoSearchResult *out)
+{
+	IsoSat	   *sat = iso_sat_new(should_stop, S);
+	int		   *lits = NULL;
+	uint32		cap_lits = 0;
+	IsoSearchVerdict verdict = ISO_SEARCH_UNDECIDED;
+	uint32		v;
+
+	/* every constraint gets a variable; forced ones are fixed */
+	for (v = 1; v <= S->n_vars; v++)
+		if (S->var_forced[v] != 0)
+		{
+			int			l = S->var_forced[v] > 0 ? (int) v : -(int) v;
+
+			iso_sat_clause(sat, &l, 1);
+		}
+	add_transitivity(S, sat);
+	S->model = iso_alloc0(S->n_vars + 1);
+	for (;;)
+	{
+		IsoSatResult r;
+		IsoEdgeBuf	chosen;
+		IsoGraph	g;
+		IsoCycleList cycles;
+		uint32		c;
+
+		if (should_stop(S))
+			break;
+		out->stats.solver_calls++;
+		r = iso_sat_solve(sat);
+		if (r == ISO_SAT_UNKNOWN)
+			break;
+		if (r == ISO_SAT_UNSAT)
+		{
+			verdict = ISO_SEARCH_VIOLATED;
+			break;
+		}
+		iso_edgebuf_init(&chosen, 1024);
+		for (v = 1; v <= S->n_vars; v++)
+			if (S->var_forced[v] == 0)
+			{
+				S->model[v] = iso_sat_true(sat, (int) v);
+				emit_side(S, &chosen, v, S->model[v]);
+			}
+		memset(&g, 0, sizeof(g));
+		finish_graph(S, &chosen, &g);
+		iso_free(chosen.edges);
+		c = scan_cycles(S, &g, sat, &lits, &cap_lits);
+		if (c > 0)
+		{
+			out->stats.clauses += c;
+			free_graph(&g);
+			continue;
+		}
+		memset(&cycles, 0, sizeof(cycles));
+		if (!iso_find_cycles(&g, S->level, CYCLES_PER_ROUND, &cycles))
+		{
+			free_graph(&g);
+			record_order(S, out);
+			verdict = ISO_SEARCH_HOLDS;
+			break;
+		}
+		/* keep this round's graph and witnesses: the last ones explain an UNSAT */
+		if (out->graph.edges)
+		{
+			free_graph(&out->graph);
+			iso_cycle_list_free(&out->cycles);
+		}
+		out->graph = g;
+		out->cycles = cycles;
+		for (c = 0; c < cycles.n; c++)
+		{
+			const IsoCycle *cy = &cycles.cycles[c];
+			uint32		n = 0,
+						i;
+
+			if (cap_lits < cy->length)
+			{
+				cap_lits = cy->length * 2;
+				lits = lits ? iso_realloc(lits, sizeof(int) * cap_lits) :
+					iso_alloc(sizeof(int) * cap_lits);
+			}
+			for (i = 0; i < cy->length; i++)
+			{
+				int			l = edge_literal(S, &g.edges[cy->edges[i]]);
+				uint32		lv = (uint32) (l < 0 ? -l : l);
+
+				if (l == 0 || S->var_forced[lv] != 0)
+					continue;
+				lits[n++] = -l;
+			}
+			/* a cycle of known and forced edges alone: pruning saw it */
+			if (n == 0)
+				iso_host_internal_error("version-order search: a cycle without a choice");
+			iso_sat_clause(sat, lits, n);
+			out->stats.clauses++;
+		}
+	}
+	if (verdict == ISO_SEARCH_VIOLATED)
+	{
+		/* at most max_witnesses per kind of the last round's cycles */
+		if (out->cycles.n > S->opt->max_witnesses)
+		{
+			uint32		i;
+
+			for (i = S->opt->max_witnesses; i < out->cycles.n; i++)
+				iso_free(out->cycles.cycles[i].edges);
+			out->cycles.n = S->opt->max_witnesses;
+		}
+		mark_origins(S, out);
+	}
+	else if (out->graph.edges)
+	{
+		free_graph(&out->graph);
+		iso_cycle_list_free(&out->cycles);
+	}
+	if (lits)
+		iso_free(lits);
+	iso_sat_free(sat);
+	return verdict;
+}
+
+#define FREE_IF(p)	do { if ((p) != NULL) iso_free(p); } while (0)
+
+/* Free the search's state; the reasons stay when out took them. */
+static void
+free_state(IsoSearchState *S, const IsoSearchResult *out)
+{
+	uint32		s;
+
+	for (s = 0; S->slots && s < S->n_slots; s++)
+	{
+		FREE_IF(S->slots[s].rel);
+		FREE_IF(S->slots[s].rd_start);
+		FREE_IF(S->slots[s].rds);
+	}
+	FREE_IF(S->slots);
+	FREE_IF(S->key_slot);
+	FREE_IF(S->op_ver);
+	FREE_IF(S->var_slot);
+	FREE_IF(S->var_a);
+	FREE_IF(S->var_b);
+	FREE_IF(S->var_forced);
+	FREE_IF(S->var_reason);
+	FREE_IF(S->var_reason_len);
+	if (S->reasons.edges != out->reason_edges)
+		FREE_IF(S->reasons.edges);
+	FREE_IF(S->base.edges);
+	FREE_IF(S->seen);
+	FREE_IF(S->target);
+	FREE_IF(S->target_states);
+	FREE_IF(S->queue);
+	FREE_IF(S->parent);
+	FREE_IF(S->pstate);
+	FREE_IF(S->comp);
+	FREE_IF(S->model);
+}
+
+IsoSearchVerdict
+iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
+				 const IsoSearchOptions *opt, IsoSearchResult *out)
+{
+	IsoSearchState S;
+	double		t0 = now_seconds();
+	IsoSearchVerdict verdict;
+	const char *reason = NULL;
+
+	memset(out, 0, sizeof(*out));
+	memset(&S, 0, sizeof(S));
+	S.h = h;
+	S.inf = inf;
+	S.level = level;
+	S.li = iso_level_info(level);
+	S.opt = opt;
+	S.d_mask = S.li->d_mask;
+	S.rel_mask = S.li->rel_mask;
+	S.mode = S.li->check == ISO_CHECK_SI ? MODE_SI :
+		S.li->check == ISO_CHECK_PSI ? MODE_PSI : MODE_ACYCLIC;
+	S.deadline = opt->timeout_seconds > 0 ? t0 + opt->timeout_seconds : 0;
+
+	if (!build_slots(&S, &out->stats, &reason))
+	{
+		out->verdict = ISO_SEARCH_UNDECIDED;
+		out->reason = reason;
+		out->stats.seconds = now_seconds() - t0;
+		free_state(&S, out);
+		return out->verdict;
+	}
+	setup_scratch(&S);
+	out->stats.constraints_left = S.n_vars;
+	verdict = prune(&S, out);
+	if (verdict != ISO_SEARCH_UNDECIDED)
+	{
+		out->by_pruning = true;
+		if (verdict == ISO_SEARCH_HOLDS)
+			record_order(&S, out);
+	}
+	else if (!S.stopped && opt->prune_only)
+		reason = "pruning alone did not decide it";
+	else if (!S.stopped)
+	{
+		orient_vars(&S);
+		verdict = solve_rest(&S, out);
+	}
+	if (verdict == ISO_SEARCH_UNDECIDED && reason != NULL)
+		out->reason = reason;
+	else if (verdict == ISO_SEARCH_UNDECIDED)
+		out->reason = S.stopped ?
+			(iso_host_stop_requested() ? "cancelled" : "the search timeout (isograph.search_timeout) was reached") :
+			"the search stopped";
+	out->verdict = verdict;
+	out->stats.seconds = now_seconds() - t0;
+	free_state(&S, out);
+	return verdict;
+}
+
+void
+iso_search_result_free(IsoSearchResult *r)
+{
+	if (r->graph.edges)
+	{
+		iso_free(r->graph.edges);
+		iso_free(r->graph.out_start);
+	}
+	iso_cycle_list_free(&r->cycles);
+	FREE_IF(r->edge_origin);
+	FREE_IF(r->edge_reason);
+	FREE_IF(r->reason_edges);
+	FREE_IF(r->reason_len);
+	FREE_IF(r->order_op);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+iso_verdict_method_name(IsoVerdictMethod m)
+{
+	switch (m)
+	{
+		case ISO_BY_EVIDENCE:
+			return "evidence";
+		case ISO_BY_SEARCH:
+			return "search";
+		case ISO_BY_IMPLICATION:
+			return "implied";
+		case ISO_NOT_DECIDED:
+			return "not decided";
+	}
+	return "unknown";
+}
+
+/* Unordered pairs of versions of open keys, at most (before the known order). */
+static uint64
+open_pairs(const IsoInference *inf)
+{
+	const IsoRegUnknown *u = &inf->unknown;
+	uint64		n = 0;
+	uint32		s;
+
+	for (s = 0; s < u->n_keys; s++)
+	{
+		uint64		m = u->ver_start[s + 1] - u->ver_start[s];
+
+		n += m * (m - 1) / 2;
+	}
+	return n;
+}
+
+/* Levels related to those in wanted by implication, and wanted. */
+static uint32
+related_levels(uint32 wanted)
+{
+	uint32		rel = wanted;
+	int			l,
+				m;
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if (wanted & (1u << l))
+			for (m = 0; m < ISO_LEVEL_COUNT; m++)
+				if (iso_level_implies((IsoLevel) l, (IsoLevel) m) ||
+					iso_level_implies((IsoLevel) m, (IsoLevel) l))
+					rel |= 1u << m;
+	return rel;
+}
+
+/* Decide l by implication from the levels decided so far, if it can be. */
+static bool
+decide_by_implication(IsoLevelDecision *out, int l, bool holds_only)
+{
+	int			m;
+
+	for (m = 0; m < ISO_LEVEL_COUNT; m++)
+	{
+		if (m == l || out[m].method == ISO_NOT_DECIDED)
+			continue;
+		if (out[m].holds && iso_level_implies((IsoLevel) m, (IsoLevel) l))
+		{
+			out[l].holds = true;
+			out[l].method = ISO_BY_IMPLICATION;
+			out[l].via = (IsoLevel) m;
+			return true;
+		}
+		if (!holds_only && !out[m].holds && iso_level_implies((IsoLevel) l, (IsoLevel) m))
+		{
+			out[l].holds = false;
+			out[l].method = ISO_BY_IMPLICATION;
+			out[l].via = (IsoLevel) m;
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
+				  const IsoSearchOptions *opt, IsoSccCache *cache,
+				  IsoLevelDecision out[ISO_LEVEL_COUNT])
+{
+	uint32		todo = related_levels(wanted);
+	int			l;
+
+	memset(out, 0, sizeof(IsoLevelDecision) * ISO_LEVEL_COUNT);
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+	{
+		out[l].method = ISO_NOT_DECIDED;
+		out[l].via = (IsoLevel) l;
+		if (!(todo & (1u << l)))
+			continue;
+		out[l].holds = iso_level_holds(inf, (IsoLevel) l, cache);
+		if (!out[l].holds || inf->unknown.n_keys == 0 || !iso_search_applies((IsoLevel) l))
+			out[l].method = ISO_BY_EVIDENCE;
+	}
+	if (opt->no_search)
+		return;
+	/*
+	 * pruning only, weakest first: violations carry upwards.  Only while the
+	 * pairs are few: each level's pruning costs about as much as its search.
+	 */
+	for (l = 0; l < ISO_LEVEL_COUNT && open_pairs(inf) <= PRUNE_PASS_MAX_PAIRS; l++)
+	{
+		IsoSearchOptions o = *opt;
+		IsoSearchResult r;
+
+		if (!(todo & (1u << l)) || out[l].method != ISO_NOT_DECIDED)
+			continue;
+		if (decide_by_implication(out, l, false))
+			continue;
+		o.prune_only = true;
+		iso_search_level(h, inf, (IsoLevel) l, &o, &r);
+		if (r.verdict == ISO_SEARCH_UNDECIDED)
+		{
+			iso_search_result_free(&r);
+			if (iso_host_stop_requested())
+				return;
+			continue;
+		}
+		out[l].holds = r.verdict == ISO_SEARCH_HOLDS;
+		out[l].method = ISO_BY_SEARCH;
+		out[l].searched = true;
+		out[l].search = r;
+	}
+	/* the full search, strongest first: a pass carries downwards */
+	for (l = ISO_LEVEL_COUNT - 1; l >= 0; l--)
+	{
+		IsoSearchResult r;
+
+		if (!(todo & (1u << l)) || out[l].method != ISO_NOT_DECIDED)
+			continue;
+		if (decide_by_implication(out, l, false))
+			continue;
+		iso_search_level(h, inf, (IsoLevel) l, opt, &r);
+		out[l].searched = true;
+		out[l].search = r;
+		if (r.verdict != ISO_SEARCH_UNDECIDED)
+		{
+			out[l].holds = r.verdict == ISO_SEARCH_HOLDS;
+			out[l].method = ISO_BY_SEARCH;
+		}
+		else if (iso_host_stop_requested())
+			return;
+	}
+	/* a weaker level left undecided may follow from a stronger one decided later */
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if ((todo & (1u << l)) && out[l].method == ISO_NOT_DECIDED)
+			decide_by_implication(out, l, false);
+}
+
+void
+iso_level_decisions_free(IsoLevelDecision out[ISO_LEVEL_COUNT])
+{
+	int			l;
+
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if (out[l].searched)
+		{
+			iso_search_result_free(&out[l].search);
+			out[l].searched = false;
+		}
+}

@@ -1,0 +1,147 @@
+/*
+ * search.h
+ *	  Deciding a level on a register history whose version orders are
+ *	  partly unknown (black-box histories): a search over the version
+ *	  orders, after PolySI (Huang et al., VLDB 2023), on a SAT solver.
+ *
+ * The inference (infer_register.c) keeps the keys whose order the evidence
+ * leaves open (IsoInference.unknown).  For a level that the known graph
+ * alone does not violate, iso_search_level:
+ *
+ *  1. builds the known graph: the inferred edges, plus for every pair of
+ *	   versions a < b of an open key that the evidence orders (write-follows-
+ *	   read, nil first, the opt-in assumptions, transitively) the edges
+ *	   ww a -> b and rw from every reader of a to b;
+ *  2. makes one constraint per pair of versions it leaves unordered: either
+ *	   a before b (ww a -> b, rw readers(a) -> b) or b before a;
+ *  3. prunes: a side that closes a forbidden cycle with the known graph on
+ *	   its own is impossible, so the other side is forced (joins the known
+ *	   graph); repeated to a fixed point.  Both sides impossible: violated;
+ *  4. searches the rest lazily: one SAT variable per constraint; solve, build
+ *	   the chosen graph, look for forbidden cycles with the level's cycle
+ *	   search (cycle.c); none: the level holds with that version order; else
+ *	   add a clause forbidding each cycle's choices and solve again.
+ *	   Unsatisfiable: every version order violates the level.
+ *
+ * Sound and complete for the level's forbidden cycles: a cycle is only
+ * blocked with the choices that make it, and the loop ends because each
+ * clause is new.  The caller checks the non-cycle anomalies first.
+ */
+#ifndef ISOGRAPH_SEARCH_H
+#define ISOGRAPH_SEARCH_H
+
+#include "cycle.h"
+#include "history.h"
+#include "infer.h"
+
+typedef enum IsoSearchVerdict
+{
+	ISO_SEARCH_HOLDS = 0,		/* some version order satisfies the level */
+	ISO_SEARCH_VIOLATED,		/* every version order violates it */
+	ISO_SEARCH_UNDECIDED		/* a limit, the timeout or a cancel stopped it */
+} IsoSearchVerdict;
+
+typedef struct IsoSearchOptions
+{
+	double		timeout_seconds;	/* <= 0: no timeout */
+	uint64		max_pairs;		/* most ordered-pair cells (sum of m^2 over open
+								 * keys); above: undecided */
+	uint64		max_constraints;	/* most constraints (SAT variables; the
+									 * solver's memory, about 250 bytes each, is
+									 * not the host's); 0: no limit */
+	uint32		max_witnesses;	/* witness cycles per kind on a violation */
+	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
+	bool		no_search;		/* iso_decide_levels: the evidence only */
+} IsoSearchOptions;
+
+typedef struct IsoSearchStats
+{
+	uint64		constraints;	/* unordered version pairs before pruning */
+	uint64		constraints_left;	/* after pruning */
+	uint32		prune_rounds;
+	uint32		solver_calls;
+	uint64		clauses;		/* blocking clauses added */
+	double		seconds;
+} IsoSearchStats;
+
+/* Where an edge of a search graph comes from (iso_search_edge_origin). */
+typedef enum IsoSearchEdgeOrigin
+{
+	ISO_ORIGIN_KNOWN = 0,		/* the evidence */
+	ISO_ORIGIN_FORCED,			/* pruning: the other order closes a cycle */
+	ISO_ORIGIN_CHOSEN			/* the solver's choice (every choice failed) */
+} IsoSearchEdgeOrigin;
+
+typedef struct IsoSearchState IsoSearchState;
+
+typedef struct IsoSearchResult
+{
+	IsoSearchVerdict verdict;
+	const char *reason;			/* undecided: why (static text) */
+	bool		by_pruning;		/* decided without calling the solver */
+	IsoSearchStats stats;
+	/* violated: witness cycles of graph (edges index graph.edges) */
+	IsoGraph	graph;
+	IsoCycleList cycles;
+	uint8	   *edge_origin;	/* per graph edge: IsoSearchEdgeOrigin */
+	/* forced edges' reasons: per graph edge, ISO_NONE or the start of the
+	 * cycle the other order closes, in reason_edges (length reason_len) */
+	uint32	   *edge_reason;
+	IsoEdge    *reason_edges;
+	uint32	   *reason_len;		/* indexed like edge_reason's values */
+	/* holds: each open key's versions in a satisfying order: write ops
+	 * order_op[u->ver_start[s] ..] for open key slot s */
+	uint32	   *order_op;
+} IsoSearchResult;
+
+/* Whether the search can change a level's verdict (pl-2.99 and above). */
+extern bool iso_search_applies(IsoLevel level);
+
+/*
+ * Decide the cycle condition of level on inf (which the known graph alone
+ * does not violate; the non-cycle anomalies are the caller's).  Fills out.
+ * Memory: the host's current allocation scope; iso_search_result_free.
+ */
+extern IsoSearchVerdict iso_search_level(const IsoHistory *h, const IsoInference *inf,
+										 IsoLevel level, const IsoSearchOptions *opt,
+										 IsoSearchResult *out);
+extern void iso_search_result_free(IsoSearchResult *r);
+
+/* How a level's verdict was reached (iso_decide_levels). */
+typedef enum IsoVerdictMethod
+{
+	ISO_BY_EVIDENCE = 0,		/* the inferred graph and anomalies alone */
+	ISO_BY_SEARCH,				/* the version-order search */
+	ISO_BY_IMPLICATION,			/* a level it implies / that implies it */
+	ISO_NOT_DECIDED				/* the search stopped (timeout, cancel, limit) */
+} IsoVerdictMethod;
+
+typedef struct IsoLevelDecision
+{
+	bool		holds;			/* meaningless when method is ISO_NOT_DECIDED */
+	IsoVerdictMethod method;
+	IsoLevel	via;			/* by implication: the level that decided it */
+	bool		searched;		/* search holds the search's result */
+	IsoSearchResult search;
+} IsoLevelDecision;
+
+/*
+ * Decide the levels in wanted (bits 1 << level) on inf: by the evidence,
+ * then (register histories with open keys, pl-2.99 and up) by the search,
+ * first pruning only, weakest level first (a violation implies the
+ * stronger levels' violation), then the full search strongest first (a
+ * level that holds implies the weaker ones).  Levels related to a wanted
+ * one by implication may be decided on the way.  cache: the graph's SCC
+ * cache, or NULL.
+ */
+extern void iso_decide_levels(const IsoHistory *h, const IsoInference *inf,
+							  uint32 wanted, const IsoSearchOptions *opt,
+							  IsoSccCache *cache, IsoLevelDecision out[ISO_LEVEL_COUNT]);
+
+/* Free the search results iso_decide_levels kept. */
+extern void iso_level_decisions_free(IsoLevelDecision out[ISO_LEVEL_COUNT]);
+
+/* "evidence", "search", "implied", "not decided" */
+extern const char *iso_verdict_method_name(IsoVerdictMethod m);
+
+#endif							/* ISOGRAPH_SEARCH_H */
