@@ -1164,7 +1164,8 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 	S.rel_mask = S.li->rel_mask;
 	S.mode = S.li->check == ISO_CHECK_SI ? MODE_SI :
 		S.li->check == ISO_CHECK_PSI ? MODE_PSI : MODE_ACYCLIC;
-	S.deadline = opt->timeout_seconds > 0 ? t0 + opt->timeout_seconds : 0;
+	S.deadline = opt->deadline > 0 ? opt->deadline :
+		opt->timeout_seconds > 0 ? t0 + opt->timeout_seconds : 0;
 
 	if (!build_slots(&S, &out->stats, &reason))
 	{
@@ -1304,8 +1305,13 @@ iso_decide_levels(const IsoHistory *h, const IsoInference *inf, uint32 wanted,
 				  IsoLevelDecision out[ISO_LEVEL_COUNT])
 {
 	uint32		todo = related_levels(wanted);
+	IsoSearchOptions call_opt = *opt;
 	int			l;
 
+	/* the timeout is the whole call's, not each level's */
+	if (call_opt.timeout_seconds > 0 && call_opt.deadline <= 0)
+		call_opt.deadline = now_seconds() + call_opt.timeout_seconds;
+	opt = &call_opt;
 	memset(out, 0, sizeof(IsoLevelDecision) * ISO_LEVEL_COUNT);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 	{

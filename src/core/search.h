@@ -52,6 +52,10 @@ typedef struct IsoSearchOptions
 	uint32		max_witnesses;	/* witness cycles per kind on a violation */
 	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
 	bool		no_search;		/* iso_decide_levels: the evidence only */
+	double		deadline;		/* monotonic seconds the whole call must end
+								 * by (iso_decide_levels sets it from
+								 * timeout_seconds); 0: timeout_seconds from
+								 * each level's start */
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats

@@ -201,7 +201,7 @@ _PG_init(void)
 							&iso_max_witnesses,
 							3, 1, 10000, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("isograph.search_timeout",
-							"Longest the version-order search may run for one level of one history.",
+							"Longest the version-order search may run in one call (all levels of one history).",
 							"Black-box register histories: past it the level is \"not decided\". 0 turns the search off.",
 							&iso_search_timeout_ms,
 							60000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS,

@@ -137,7 +137,7 @@ main(int argc, char **argv)
 	t3 = now();
 	if (search)
 	{
-		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false};
+		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false, 0.0};
 		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
 		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);

@@ -30,7 +30,7 @@ typedef struct Checked
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 } Checked;
 
-static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false};
+static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0};
 
 static bool
 check_text(const char *text, size_t len, Checked *c)
@@ -427,10 +427,43 @@ published(void)
 		published_one(dir, postgres[i], true);
 }
 
+/*
+ * The timeout is the whole call's: with its deadline already past, every
+ * level the evidence leaves open is not decided (none is searched on a
+ * fresh budget of its own), and the evidence's verdicts stand.  The
+ * history is "free orders" above, which needs the solver at every level.
+ */
+static void
+deadline_of_the_call(void)
+{
+	static const char edn[] =
+		"{:type :ok, :value [[:w :x 1] [:w :y 1]], :process 1, :index 1}\n"
+		"{:type :ok, :value [[:w :x 2] [:w :y 2]], :process 2, :index 2}\n"
+		"{:type :ok, :value [[:w :x 3] [:w :y 3]], :process 3, :index 3}\n";
+	IsoSearchOptions past = opts;
+	Checked		c;
+	char		got[ISO_LEVEL_COUNT + 1];
+	EdnStats	stats;
+	IsoParseError err;
+	IsoInferOptions io = {false, false};
+
+	memset(&c, 0, sizeof(c));
+	if (!ok(iso_history_parse_edn(edn, strlen(edn), ISO_WORKLOAD_RW_REGISTER, &c.h, &stats, &err) &&
+			iso_infer(&c.h, NULL, &io, &c.inf, &err), "deadline: parsed and inferred"))
+		return;
+	/* one second after the monotonic clock's start: long past */
+	past.deadline = 1.0;
+	iso_decide_levels(&c.h, &c.inf, ALL_LEVELS, &past, NULL, c.d);
+	verdicts(&c, got);
+	is_str(got, "hh???????", "deadline: a past deadline leaves the searched levels undecided");
+	checked_free(&c);
+}
+
 int
 main(void)
 {
 	hand_made();
+	deadline_of_the_call();
 	published();
 	return tap_done();
 }
