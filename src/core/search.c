@@ -74,10 +74,15 @@ struct IsoSearchState
 	int8	   *var_forced;		/* 0 open, +1 a before b, -1 b before a */
 	uint32	   *var_reason;		/* forced: start in reasons, or ISO_NONE */
 	uint32	   *var_reason_len;
-	uint64	   *var_base;		/* forced: base.n of the round that forced it */
+	uint32	   *var_round;		/* forced: the pruning round that forced it */
 	IsoEdgeBuf	reasons;
+	IsoEdgeBuf	base0;			/* base before the pruning (find_reasons) */
 
-	IsoEdgeBuf	base;			/* known + forced edges, not finished */
+	IsoEdgeBuf	base;			/* known + forced edges, not finished (after
+								 * a pruning round: that round's finished
+								 * graph's edges plus its forced ones; a
+								 * finished graph is a function of the set of
+								 * edges, so nothing changes by it) */
 
 	/* BFS scratch over states (2 per vertex) */
 	uint32		n_states;
@@ -395,7 +400,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
 	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));
 	S->var_reason_len = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
-	S->var_base = iso_alloc0(sizeof(uint64) * (S->n_vars + 1));
+	S->var_round = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
 	iso_edgebuf_init(&S->reasons, 64);
 	st->constraints = S->n_vars;
 	return true;
@@ -827,8 +832,10 @@ side_closes_cl(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b)
 /*
  * The reasons of the forced constraints behind the witness cycles' edges,
  * found lazily: per such constraint, the graph of the round that forced it
- * (base's first var_base[v] edges) and the BFS of side_closes, which
- * finds the cycle its other order closes.  Sets var_reason/_len.
+ * (the known edges before the pruning and the orders forced in earlier
+ * rounds: the same set of edges, so the same finished graph) and the BFS
+ * of side_closes, which finds the cycle its other order closes.  Sets
+ * var_reason/_len.
  */
 static void
 find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
@@ -868,10 +875,14 @@ find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
 		IsoGraph	rg;
 		uint64		rstart = S->reasons.n;
 		bool		bad;
+		uint32		u;
 
-		iso_edgebuf_init(&buf, S->var_base[v] + 16);
-		memcpy(buf.edges, S->base.edges, sizeof(IsoEdge) * S->var_base[v]);
-		buf.n = S->var_base[v];
+		iso_edgebuf_init(&buf, S->base0.n + 16);
+		memcpy(buf.edges, S->base0.edges, sizeof(IsoEdge) * S->base0.n);
+		buf.n = S->base0.n;
+		for (u = 1; u <= S->n_vars; u++)
+			if (S->var_forced[u] != 0 && S->var_round[u] < S->var_round[v])
+				emit_side(S, &buf, u, S->var_forced[u] > 0);
 		memset(&rg, 0, sizeof(rg));
 		iso_graph_finish(&rg, S->inf->graph.n_vertices, &buf);
 		iso_scc(&rg, S->rel_mask, S->comp);
@@ -1014,9 +1025,14 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		bool		by_closure;
 		uint32		v;
 		uint32		left = 0;
-		uint64		round_base = S->base.n;
 		IsoEdgeBuf	forced;
 
+		if (S->base0.edges == NULL)
+		{
+			iso_edgebuf_init(&S->base0, S->base.n);
+			memcpy(S->base0.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
+			S->base0.n = S->base.n;
+		}
 		out->stats.prune_rounds++;
 		memset(&g, 0, sizeof(g));
 		finish_graph(S, NULL, &g);
@@ -1079,7 +1095,7 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 				 * edge (find_reasons).
 				 */
 				S->var_forced[v] = fwd_bad ? -1 : 1;
-				S->var_base[v] = round_base;
+				S->var_round[v] = out->stats.prune_rounds;
 				out->stats.forced++;
 				out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
 					(uint64) v * 2 + (fwd_bad ? 0 : 1);
@@ -1089,8 +1105,17 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			}
 			left++;
 		}
-		free_graph(&g);
 		out->stats.constraints_left = left;
+		if (forced.n > 0)
+		{
+			/* base := this round's finished edges (deduplicated), then the forced */
+			iso_free(S->base.edges);
+			S->base.edges = g.edges;
+			S->base.n = g.n_edges;
+			S->base.cap = Max(g.n_edges, 1);	/* iso_graph_finish keeps at least one */
+			g.edges = NULL;
+		}
+		free_graph(&g);
 		if (forced.n > 0)
 		{
 			uint64		i;
@@ -1439,7 +1464,8 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->var_forced);
 	FREE_IF(S->var_reason);
 	FREE_IF(S->var_reason_len);
-	FREE_IF(S->var_base);
+	FREE_IF(S->var_round);
+	FREE_IF(S->base0.edges);
 	FREE_IF(S->cl_comp);
 	FREE_IF(S->cl_rows);
 	if (S->reasons.edges != out->reason_edges)
