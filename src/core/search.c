@@ -74,9 +74,15 @@ struct IsoSearchState
 	int8	   *var_forced;		/* 0 open, +1 a before b, -1 b before a */
 	uint32	   *var_reason;		/* forced: start in reasons, or ISO_NONE */
 	uint32	   *var_reason_len;
+	uint32	   *var_round;		/* forced: the pruning round that forced it */
 	IsoEdgeBuf	reasons;
+	IsoEdgeBuf	base0;			/* base before the pruning (find_reasons) */
 
-	IsoEdgeBuf	base;			/* known + forced edges, not finished */
+	IsoEdgeBuf	base;			/* known + forced edges, not finished (after
+								 * a pruning round: that round's finished
+								 * graph's edges plus its forced ones; a
+								 * finished graph is a function of the set of
+								 * edges, so nothing changes by it) */
 
 	/* BFS scratch over states (2 per vertex) */
 	uint32		n_states;
@@ -89,7 +95,21 @@ struct IsoSearchState
 	uint32		epoch;
 	uint32	   *comp;			/* SCC of the rel graph, for reachability */
 	uint8	   *model;			/* the last model: 1 = var_a before var_b */
+
+	/*
+	 * The pruning's reachability closure of one round's graph over the
+	 * automaton's states (node = vertex * n_st + state): the product graph's
+	 * SCCs (Tarjan), and per SCC a bitset of the nodes it reaches.
+	 */
+	uint32		n_st;			/* 1 (acyclic) or 2 (si, psi) */
+	uint32	   *cl_comp;		/* node -> SCC */
+	uint64	   *cl_rows;		/* n_comp rows of cl_words words */
+	uint32		cl_words;
+	bool		cl_valid;
 };
+
+/* the closure's most bytes (rows of nodes^2 bits); above: BFS per side */
+#define CLOSURE_MAX_BYTES	(UINT64_C(256) << 20)
 
 static double
 now_seconds(void)
@@ -380,6 +400,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
 	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));
 	S->var_reason_len = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
+	S->var_round = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
 	iso_edgebuf_init(&S->reasons, 64);
 	st->constraints = S->n_vars;
 	return true;
@@ -605,6 +626,284 @@ side_closes(IsoSearchState *S, const IsoGraph *g, const Slot *sl, uint32 a, uint
 	return true;
 }
 
+/*
+ * The reachability closure of g's product with the level's automaton
+ * (nodes vertex * n_st + state, the steps of auto_step): Tarjan's SCCs,
+ * which come out sinks first, then per SCC in that order the bitset of
+ * the nodes it reaches (its own, and its successors' rows ORed in): O(V +
+ * E) for the SCCs and O(E * V / 64) word operations for the rows.  Each
+ * side of a constraint is then a few bit tests.  false when the rows
+ * would take more than CLOSURE_MAX_BYTES (the caller searches per side
+ * instead) or the search is stopped.
+ */
+static bool
+build_closure(IsoSearchState *S, const IsoGraph *g)
+{
+	uint32		nst = S->n_st;
+	uint32		n = g->n_vertices * nst;
+	uint32	   *idx = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	uint32	   *low = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *tstack = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *cs_node = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint64	   *cs_e = iso_alloc(sizeof(uint64) * Max(n, 1));
+	uint32	   *members = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *comp_start = iso_alloc(sizeof(uint32) * (Size) (n + 1));
+	uint32	   *comp;
+	uint32	   *stamp = NULL;
+	uint32		counter = 0,
+				tsp = 0,
+				n_comp = 0,
+				mp = 0,
+				words,
+				root,
+				c;
+	bool		ok = false;
+
+	if (S->cl_comp)
+		iso_free(S->cl_comp);
+	if (S->cl_rows)
+		iso_free(S->cl_rows);
+	S->cl_rows = NULL;
+	S->cl_valid = false;
+	comp = S->cl_comp = iso_alloc(sizeof(uint32) * Max(n, 1));
+	memset(comp, 0xff, sizeof(uint32) * Max(n, 1));
+	comp_start[0] = 0;
+	for (root = 0; root < n; root++)
+	{
+		uint32		csp = 0;
+
+		if (idx[root] != 0)
+			continue;
+		if ((root & 0xfff) == 0 && should_stop(S))
+			goto done;
+		idx[root] = low[root] = ++counter;
+		tstack[tsp++] = root;
+		cs_node[csp] = root;
+		cs_e[csp++] = g->out_start[root / nst];
+		while (csp > 0)
+		{
+			uint32		x = cs_node[csp - 1];
+			uint32		v = x / nst;
+
+			if (cs_e[csp - 1] < g->out_start[v + 1])
+			{
+				const IsoEdge *ed = &g->edges[cs_e[csp - 1]++];
+				uint32		ns,
+							y;
+
+				if (!auto_step(S, ed->type, x % nst, &ns))
+					continue;
+				y = ed->to * nst + ns;
+				if (idx[y] == 0)
+				{
+					idx[y] = low[y] = ++counter;
+					tstack[tsp++] = y;
+					cs_node[csp] = y;
+					cs_e[csp++] = g->out_start[ed->to];
+				}
+				else if (comp[y] == ISO_NONE)
+					low[x] = Min(low[x], idx[y]);
+				continue;
+			}
+			csp--;
+			if (low[x] == idx[x])
+			{
+				uint32		w;
+
+				do
+				{
+					w = tstack[--tsp];
+					comp[w] = n_comp;
+					members[mp++] = w;
+				} while (w != x);
+				comp_start[++n_comp] = mp;
+			}
+			if (csp > 0)
+			{
+				uint32		p = cs_node[csp - 1];
+
+				low[p] = Min(low[p], low[x]);
+			}
+		}
+	}
+	words = (n + 63) / 64;
+	if ((uint64) n_comp * words * 8 > CLOSURE_MAX_BYTES)
+		goto done;
+	S->cl_words = words;
+	S->cl_rows = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * words, 1));
+	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	/* sinks first: every successor SCC's row is complete before it is used */
+	for (c = 0; c < n_comp; c++)
+	{
+		uint64	   *row = S->cl_rows + (Size) c * words;
+		uint32		i;
+
+		if ((c & 0xff) == 0 && should_stop(S))
+			goto done;
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint32		v = x / nst;
+			uint64		e;
+
+			row[x >> 6] |= UINT64_C(1) << (x & 63);
+			for (e = g->out_start[v]; e < g->out_start[v + 1]; e++)
+			{
+				const IsoEdge *ed = &g->edges[e];
+				uint32		ns,
+							cy,
+							k;
+				const uint64 *src;
+
+				if (!auto_step(S, ed->type, x % nst, &ns))
+					continue;
+				cy = comp[ed->to * nst + ns];
+				if (cy == c || stamp[cy] == c + 1)
+					continue;
+				stamp[cy] = c + 1;
+				src = S->cl_rows + (Size) cy * words;
+				for (k = 0; k < words; k++)
+					row[k] |= src[k];
+			}
+		}
+	}
+	ok = true;
+done:
+	iso_free(idx);
+	iso_free(low);
+	iso_free(tstack);
+	iso_free(cs_node);
+	iso_free(cs_e);
+	iso_free(members);
+	iso_free(comp_start);
+	if (stamp)
+		iso_free(stamp);
+	if (!ok && S->cl_rows)
+	{
+		iso_free(S->cl_rows);
+		S->cl_rows = NULL;
+	}
+	S->cl_valid = ok;
+	return ok;
+}
+
+/* Whether node "from" reaches node "to" in the closure's graph. */
+static inline bool
+cl_reach(const IsoSearchState *S, uint32 from, uint32 to)
+{
+	const uint64 *row = S->cl_rows + (Size) S->cl_comp[from] * S->cl_words;
+
+	return (row[to >> 6] >> (to & 63)) & 1;
+}
+
+/* side_closes by the closure (the same question, without the reason) */
+static bool
+side_closes_cl(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b)
+{
+	uint32		nst = S->n_st;
+	uint32		va = op_vertex(S, sl->ver_op[a - 1]);
+	uint32		vb = op_vertex(S, sl->ver_op[b - 1]);
+	uint32		r0 = sl->rd_start[a],
+				r1 = sl->rd_start[a + 1];
+	uint32		from,
+				acc,
+				i;
+
+	/* 1. the ww edge va -> vb: (vb, 0) reaches va in any state */
+	from = vb * nst;
+	if (cl_reach(S, from, va * nst) || (nst == 2 && cl_reach(S, from, va * nst + 1)))
+		return true;
+	if (r0 == r1 || !(S->rel_mask & ISO_EDGE_BIT(ISO_EDGE_RW)))
+		return false;
+	/* 2. rw edges reader -> vb: (vb, after an rw) reaches a reader in an
+	 * accepted state (si: not after an rw; psi: after the one rw) */
+	from = vb * nst + (S->mode == MODE_ACYCLIC ? 0 : 1);
+	acc = S->mode == MODE_PSI ? 1 : 0;
+	for (i = r0; i < r1; i++)
+	{
+		uint32		r = op_vertex(S, sl->rds[i]);
+
+		if (r != vb && cl_reach(S, from, r * nst + acc))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The reasons of the forced constraints behind the witness cycles' edges,
+ * found lazily: per such constraint, the graph of the round that forced it
+ * (the known edges before the pruning and the orders forced in earlier
+ * rounds: the same set of edges, so the same finished graph) and the BFS
+ * of side_closes, which finds the cycle its other order closes.  Sets
+ * var_reason/_len.
+ */
+static void
+find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
+{
+	uint32	   *want = NULL;
+	uint32		n_want = 0,
+				cap = 0,
+				c,
+				i,
+				j;
+
+	for (c = 0; c < cycles->n; c++)
+		for (i = 0; i < cycles->cycles[c].length; i++)
+		{
+			int			lit = edge_literal(S, &g->edges[cycles->cycles[c].edges[i]]);
+			uint32		v = (uint32) (lit < 0 ? -lit : lit);
+
+			if (lit == 0 || S->var_forced[v] == 0 || S->var_reason[v] != ISO_NONE)
+				continue;
+			for (j = 0; j < n_want && want[j] != v; j++)
+				;
+			if (j < n_want)
+				continue;
+			if (n_want == cap)
+			{
+				cap = cap ? cap * 2 : 16;
+				want = want ? iso_realloc(want, sizeof(uint32) * cap) :
+					iso_alloc(sizeof(uint32) * cap);
+			}
+			want[n_want++] = v;
+		}
+	for (i = 0; i < n_want; i++)
+	{
+		uint32		v = want[i];
+		const Slot *sl = &S->slots[S->var_slot[v]];
+		IsoEdgeBuf	buf;
+		IsoGraph	rg;
+		uint64		rstart = S->reasons.n;
+		bool		bad;
+		uint32		u;
+
+		iso_edgebuf_init(&buf, S->base0.n + 16);
+		memcpy(buf.edges, S->base0.edges, sizeof(IsoEdge) * S->base0.n);
+		buf.n = S->base0.n;
+		for (u = 1; u <= S->n_vars; u++)
+			if (S->var_forced[u] != 0 && S->var_round[u] < S->var_round[v])
+				emit_side(S, &buf, u, S->var_forced[u] > 0);
+		memset(&rg, 0, sizeof(rg));
+		iso_graph_finish(&rg, S->inf->graph.n_vertices, &buf);
+		iso_scc(&rg, S->rel_mask, S->comp);
+		/* forced -1: a before b closes a cycle; +1: b before a does */
+		if (S->var_forced[v] < 0)
+			bad = side_closes(S, &rg, sl, S->var_a[v], S->var_b[v], true);
+		else
+			bad = side_closes(S, &rg, sl, S->var_b[v], S->var_a[v], true);
+		free_graph(&rg);
+		if (!bad)
+		{
+			S->reasons.n = rstart;
+			continue;
+		}
+		S->var_reason[v] = (uint32) rstart;
+		S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
+	}
+	if (want)
+		iso_free(want);
+}
+
 /* Per graph edge: where it comes from, and a forced edge's reason. */
 static void
 mark_origins(IsoSearchState *S, IsoSearchResult *out)
@@ -612,6 +911,7 @@ mark_origins(IsoSearchState *S, IsoSearchResult *out)
 	const IsoGraph *g = &out->graph;
 	uint64		i;
 
+	find_reasons(S, g, &out->cycles);
 	out->edge_origin = iso_alloc0(Max(g->n_edges, 1));
 	out->edge_reason = iso_alloc(sizeof(uint32) * Max(g->n_edges, 1));
 	for (i = 0; i < g->n_edges; i++)
@@ -706,6 +1006,7 @@ setup_scratch(IsoSearchState *S)
 	S->target_states = iso_alloc0(Max(n, 1));
 	S->comp = iso_alloc(sizeof(uint32) * Max(n, 1));
 	S->epoch = 0;
+	S->n_st = S->mode == MODE_ACYCLIC ? 1 : 2;
 }
 
 /*
@@ -721,10 +1022,17 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		IsoGraph	g;
 		IsoCycleList cycles;
 		bool		changed = false;
+		bool		by_closure;
 		uint32		v;
 		uint32		left = 0;
 		IsoEdgeBuf	forced;
 
+		if (S->base0.edges == NULL)
+		{
+			iso_edgebuf_init(&S->base0, S->base.n);
+			memcpy(S->base0.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
+			S->base0.n = S->base.n;
+		}
 		out->stats.prune_rounds++;
 		memset(&g, 0, sizeof(g));
 		finish_graph(S, NULL, &g);
@@ -737,52 +1045,77 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			return ISO_SEARCH_VIOLATED;
 		}
 		iso_cycle_list_free(&cycles);
-		iso_scc(&g, S->rel_mask, S->comp);
+		/*
+		 * Reachability for every side at once (a closure of this round's
+		 * graph), else a BFS per side: when asked to, or when the closure
+		 * would be too big.
+		 */
+		by_closure = S->opt->prune_method != ISO_PRUNE_BFS && build_closure(S, &g);
+		if (!by_closure)
+			iso_scc(&g, S->rel_mask, S->comp);
+		if (by_closure)
+			out->stats.closure_rounds++;
+		if (should_stop(S))
+		{
+			free_graph(&g);
+			return ISO_SEARCH_UNDECIDED;
+		}
 		iso_edgebuf_init(&forced, 64);
 		for (v = 1; v <= S->n_vars; v++)
 		{
 			const Slot *sl;
 			bool		fwd_bad,
 						back_bad;
-			uint64		rstart;
 
 			if (S->var_forced[v] != 0)
 				continue;
 			if ((v & 0xff) == 0 && should_stop(S))
 			{
 				free_graph(&g);
+				iso_free(forced.edges);
 				return ISO_SEARCH_UNDECIDED;
 			}
 			sl = &S->slots[S->var_slot[v]];
-			rstart = S->reasons.n;
-			fwd_bad = side_closes(S, &g, sl, S->var_a[v], S->var_b[v], true);
-			if (!fwd_bad)
-				S->reasons.n = rstart;
-			back_bad = side_closes(S, &g, sl, S->var_b[v], S->var_a[v], !fwd_bad);
-			if (fwd_bad && back_bad)
+			if (by_closure)
 			{
-				/* both orders close a cycle: force one, the graph shows the other */
-				S->var_forced[v] = -1;
-				S->var_reason[v] = (uint32) rstart;
-				S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
-				emit_side(S, &forced, v, false);
-				changed = true;
-				continue;
+				fwd_bad = side_closes_cl(S, sl, S->var_a[v], S->var_b[v]);
+				back_bad = side_closes_cl(S, sl, S->var_b[v], S->var_a[v]);
+			}
+			else
+			{
+				fwd_bad = side_closes(S, &g, sl, S->var_a[v], S->var_b[v], false);
+				back_bad = side_closes(S, &g, sl, S->var_b[v], S->var_a[v], false);
 			}
 			if (fwd_bad || back_bad)
 			{
+				/*
+				 * Force the other order (both close a cycle: force one, the
+				 * graph shows the other).  The reason, the cycle this
+				 * round's graph closes, is found when a witness shows the
+				 * edge (find_reasons).
+				 */
 				S->var_forced[v] = fwd_bad ? -1 : 1;
-				S->var_reason[v] = (uint32) rstart;
-				S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
-				emit_side(S, &forced, v, back_bad);
+				S->var_round[v] = out->stats.prune_rounds;
+				out->stats.forced++;
+				out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
+					(uint64) v * 2 + (fwd_bad ? 0 : 1);
+				emit_side(S, &forced, v, !fwd_bad);
 				changed = true;
 				continue;
 			}
-			S->reasons.n = rstart;
 			left++;
 		}
-		free_graph(&g);
 		out->stats.constraints_left = left;
+		if (forced.n > 0)
+		{
+			/* base := this round's finished edges (deduplicated), then the forced */
+			iso_free(S->base.edges);
+			S->base.edges = g.edges;
+			S->base.n = g.n_edges;
+			S->base.cap = Max(g.n_edges, 1);	/* iso_graph_finish keeps at least one */
+			g.edges = NULL;
+		}
+		free_graph(&g);
 		if (forced.n > 0)
 		{
 			uint64		i;
@@ -1131,6 +1464,10 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->var_forced);
 	FREE_IF(S->var_reason);
 	FREE_IF(S->var_reason_len);
+	FREE_IF(S->var_round);
+	FREE_IF(S->base0.edges);
+	FREE_IF(S->cl_comp);
+	FREE_IF(S->cl_rows);
 	if (S->reasons.edges != out->reason_edges)
 		FREE_IF(S->reasons.edges);
 	FREE_IF(S->base.edges);

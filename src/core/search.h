@@ -41,6 +41,14 @@ typedef enum IsoSearchVerdict
 	ISO_SEARCH_UNDECIDED		/* a limit, the timeout or a cancel stopped it */
 } IsoSearchVerdict;
 
+/* How the pruning answers "does this side close a forbidden cycle". */
+typedef enum IsoPruneMethod
+{
+	ISO_PRUNE_AUTO = 0,			/* a reachability closure per round, a BFS per
+								 * side where the closure would be too big */
+	ISO_PRUNE_BFS,				/* a BFS per side (tests compare the two) */
+} IsoPruneMethod;
+
 typedef struct IsoSearchOptions
 {
 	double		timeout_seconds;	/* <= 0: no timeout */
@@ -56,6 +64,7 @@ typedef struct IsoSearchOptions
 								 * by (iso_decide_levels sets it from
 								 * timeout_seconds); 0: timeout_seconds from
 								 * each level's start */
+	IsoPruneMethod prune_method;
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats
@@ -63,6 +72,9 @@ typedef struct IsoSearchStats
 	uint64		constraints;	/* unordered version pairs before pruning */
 	uint64		constraints_left;	/* after pruning */
 	uint32		prune_rounds;
+	uint32		closure_rounds;	/* of them, by the reachability closure */
+	uint64		forced;			/* constraints pruning forced */
+	uint64		forced_digest;	/* which, and which way (tests compare) */
 	uint32		solver_calls;
 	uint64		clauses;		/* blocking clauses added */
 	double		seconds;

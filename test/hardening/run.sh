@@ -28,7 +28,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS isograph_hardening WITH (FORC
 	{ echo "cannot create database isograph_hardening with the extension"; echo "0 passed, 1 failed"; exit 1; }
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy stream_memory)
+[ ${#tests[@]} -gt 0 ] || tests=(cancel search_cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy stream_memory)
 passed=0 failed=0 todo=0 broken=()
 start=$(date +%s)
 for t in "${tests[@]}"; do

@@ -78,12 +78,15 @@ main(int argc, char **argv)
 	long		peak_parse;
 
 	bool		search = true;
+	bool		prune_bfs = false;
 	double		search_timeout = 60;
 
 	while (argc > 2 && argv[1][0] == '-')
 	{
 		if (strcmp(argv[1], "--no-search") == 0)
 			search = false;
+		else if (strcmp(argv[1], "--prune-bfs") == 0)
+			prune_bfs = true;
 		else if (strcmp(argv[1], "--timeout") == 0 && argc > 3)
 		{
 			search_timeout = atof(argv[2]);
@@ -95,7 +98,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 2 || (f = fopen(argv[1], "rb")) == NULL)
 	{
-		fprintf(stderr, "usage: bench_levels [--no-search] [--timeout SECONDS] FILE.edn\n");
+		fprintf(stderr, "usage: bench_levels [--no-search] [--prune-bfs] [--timeout SECONDS] FILE.edn\n");
 		return 2;
 	}
 	fseek(f, 0, SEEK_END);
@@ -137,7 +140,8 @@ main(int argc, char **argv)
 	t3 = now();
 	if (search)
 	{
-		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false, 0.0};
+		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false, 0.0,
+			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO};
 		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
 		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);
@@ -149,10 +153,12 @@ main(int argc, char **argv)
 			if (d[l].method == ISO_BY_IMPLICATION)
 				printf(" (from %s)", iso_level_name(d[l].via));
 			if (d[l].searched)
-				printf(" (search: %llu constraints, %llu after pruning, %u rounds, %u solver calls, %llu clauses, %.3f s%s%s)",
+				printf(" (search: %llu constraints, %llu after pruning, %u rounds (%u by closure), %llu forced, %u solver calls, %llu clauses, %.3f s%s%s)",
 					   (unsigned long long) d[l].search.stats.constraints,
 					   (unsigned long long) d[l].search.stats.constraints_left,
-					   d[l].search.stats.prune_rounds, d[l].search.stats.solver_calls,
+					   d[l].search.stats.prune_rounds, d[l].search.stats.closure_rounds,
+					   (unsigned long long) d[l].search.stats.forced,
+					   d[l].search.stats.solver_calls,
 					   (unsigned long long) d[l].search.stats.clauses, d[l].search.stats.seconds,
 					   d[l].search.reason ? ": " : "", d[l].search.reason ? d[l].search.reason : "");
 			printf("\n");

@@ -30,7 +30,7 @@ typedef struct Checked
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 } Checked;
 
-static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0};
+static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
 
 static bool
 check_text(const char *text, size_t len, Checked *c)
@@ -459,11 +459,173 @@ deadline_of_the_call(void)
 	checked_free(&c);
 }
 
+/*
+ * The pruning's two ways to ask "does this side close a forbidden cycle"
+ * (a reachability closure per round, a BFS per side) force the same sides
+ * the same way on random small histories, at every searched level: same
+ * verdicts, forced counts, digests of which constraints went which way,
+ * rounds and constraints left.  A wrong closure (a missed or extra path,
+ * a wrong automaton state) forces differently.
+ */
+static uint64 rng_state = UINT64_C(88172645463325252);
+
+static uint32
+rnd(uint32 n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32) (rng_state % n);
+}
+
+static void
+closure_vs_bfs(void)
+{
+	IsoSearchOptions bfs = opts;
+	uint32		iter,
+				compared = 0,
+				with_forced = 0,
+				mismatches = 0,
+				by_closure = 0;
+	char	   *buf = iso_alloc(1 << 16);
+
+	bfs.prune_method = ISO_PRUNE_BFS;
+	for (iter = 0; iter < 1000; iter++)
+	{
+		uint32		n_txn = 4 + rnd(14),
+					n_keys = 1 + rnd(4),
+					n_proc = 1 + rnd(4),
+					next_val[4] = {0},
+					t,
+					l;
+		size_t		len = 0;
+		Checked		a,
+					b;
+		EdnStats	stats;
+		IsoParseError err;
+		IsoInferOptions io = {false, false};
+
+		/*
+		 * Values 1.. per key: each write a fresh one; each read one of the
+		 * key's values (or nil), chosen once the writes are known.
+		 */
+		{
+			uint32		kind[18 * 4],
+						key[18 * 4],
+						n_ops[18],
+						o = 0;
+
+			for (t = 0; t < n_txn; t++)
+			{
+				uint32		i;
+
+				n_ops[t] = 1 + rnd(4);
+				for (i = 0; i < n_ops[t]; i++, o++)
+				{
+					key[o] = rnd(n_keys);
+					kind[o] = rnd(2);
+					if (kind[o] == 0)
+						next_val[key[o]]++;
+				}
+			}
+			o = 0;
+			for (t = 0; t < n_txn; t++)
+			{
+				uint32		i;
+
+				len += snprintf(buf + len, (1 << 16) - len, "{:type :ok, :value [");
+				for (i = 0; i < n_ops[t]; i++, o++)
+				{
+					uint32		k = key[o];
+
+					if (kind[o] == 0)
+					{
+						/* the txn's writes: the key's values in generation order */
+						uint32		before = 0,
+									j;
+
+						for (j = 0; j < o; j++)
+							before += key[j] == k && kind[j] == 0;
+						len += snprintf(buf + len, (1 << 16) - len, "[:w :k%u %u] ", k, before + 1);
+					}
+					else if (next_val[k] == 0 || rnd(8) == 0)
+						len += snprintf(buf + len, (1 << 16) - len, "[:r :k%u nil] ", k);
+					else
+						len += snprintf(buf + len, (1 << 16) - len, "[:r :k%u %u] ", k,
+										1 + rnd(next_val[k]));
+				}
+				len += snprintf(buf + len, (1 << 16) - len, "], :process %u, :index %u}\n",
+								rnd(n_proc), t + 1);
+			}
+		}
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		if (!iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &a.h, &stats, &err) ||
+			!iso_infer(&a.h, NULL, &io, &a.inf, &err) ||
+			!iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &b.h, &stats, &err) ||
+			!iso_infer(&b.h, NULL, &io, &b.inf, &err))
+		{
+			diag("closure vs bfs: history %u not parsed/inferred: %s", iter, err.message);
+			mismatches++;
+			break;
+		}
+		iso_decide_levels(&a.h, &a.inf, ALL_LEVELS, &opts, NULL, a.d);
+		iso_decide_levels(&b.h, &b.inf, ALL_LEVELS, &bfs, NULL, b.d);
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		{
+			const IsoLevelDecision *x = &a.d[l],
+					   *y = &b.d[l];
+
+			if (x->method != y->method || x->holds != y->holds || x->searched != y->searched)
+			{
+				diag("closure vs bfs: history %u level %s: decisions differ", iter,
+					 iso_level_name((IsoLevel) l));
+				mismatches++;
+				continue;
+			}
+			if (!x->searched)
+				continue;
+			compared++;
+			if (x->search.stats.forced > 0)
+				with_forced++;
+			if (x->search.stats.forced != y->search.stats.forced ||
+				x->search.stats.forced_digest != y->search.stats.forced_digest ||
+				x->search.stats.prune_rounds != y->search.stats.prune_rounds ||
+				x->search.stats.constraints_left != y->search.stats.constraints_left ||
+				x->search.verdict != y->search.verdict ||
+				x->search.by_pruning != y->search.by_pruning)
+			{
+				diag("closure vs bfs: history %u level %s: closure forced %llu (%u rounds, %llu left), bfs %llu (%u rounds, %llu left)",
+					 iter, iso_level_name((IsoLevel) l),
+					 (unsigned long long) x->search.stats.forced, x->search.stats.prune_rounds,
+					 (unsigned long long) x->search.stats.constraints_left,
+					 (unsigned long long) y->search.stats.forced, y->search.stats.prune_rounds,
+					 (unsigned long long) y->search.stats.constraints_left);
+				mismatches++;
+			}
+			by_closure += x->search.stats.closure_rounds;
+			if (y->search.stats.closure_rounds != 0)
+			{
+				diag("closure vs bfs: history %u level %s: not by the method asked", iter,
+					 iso_level_name((IsoLevel) l));
+				mismatches++;
+			}
+		}
+		checked_free(&a);
+		checked_free(&b);
+	}
+	iso_free(buf);
+	ok(mismatches == 0 && compared >= 200 && with_forced >= 100 && by_closure >= 100,
+	   "closure vs bfs: the same sides forced on random histories (%u searched levels, %u with forced sides, %u rounds by closure, %u mismatches)",
+	   compared, with_forced, by_closure, mismatches);
+}
+
 int
 main(void)
 {
 	hand_made();
 	deadline_of_the_call();
+	closure_vs_bfs();
 	published();
 	return tap_done();
 }
