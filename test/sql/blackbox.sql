@@ -59,6 +59,8 @@ SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('psi', :caus
 -- (messages name the history id, which depends on the tests run before)
 \set VERBOSITY sqlstate
 SELECT iso_version_order_witness(:causal, 'psi');
+-- a level name isograph does not know
+SELECT * FROM iso_version_order_witness(:nonobv, 'snapshot');
 \set VERBOSITY default
 
 -- Settings: the search off, and a timeout it cannot meet (three keys with

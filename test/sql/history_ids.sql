@@ -38,6 +38,7 @@ SELECT * FROM iso_anomalies(-5);
 SELECT * FROM iso_check('ser', -5);
 SELECT * FROM iso_check_edges('ser', -5);
 SELECT * FROM iso_levels(0);
+SELECT * FROM iso_version_order_witness(-5, 'ser');
 SELECT iso_dot(-5, ARRAY[1]);
 -- the triggers on iso_event call iso_history_has_image for every row
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)

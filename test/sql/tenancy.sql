@@ -126,6 +126,7 @@ SELECT iso_delete_history(:alice_h) AS deleted_alices;
 SELECT pg_temp.error_of('SELECT iso_save_image($1)', :alice_h);
 SELECT pg_temp.error_of('SELECT iso_materialize_graph($1)', :alice_h);
 SELECT pg_temp.error_of('SELECT iso_load_versions($1, $$$$)', :alice_reg);
+SELECT pg_temp.error_of('SELECT * FROM iso_version_order_witness($1, $$ser$$)', :alice_reg);
 
 ------------------------------------------------------------------------------
 -- 3. History ids are generated, owners are the current role: explicit ids
