@@ -44,6 +44,64 @@ SELECT iso_dot(-5, ARRAY[1]);
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
   VALUES (-5, 1, 'ok', 0, 'append', 'x', '1');
 
+-- and every function of the extension with a history_id argument, found
+-- through pg_depend (so a function added later is tried too), called with
+-- -5 and with 0: each must refuse both with 22023 before it reads anything
+CREATE TEMP TABLE id_sweep (sig text, history_id bigint, outcome text);
+DO $$
+DECLARE
+  p record;
+  bad bigint;
+  call text;
+  outcome text;
+BEGIN
+  FOR p IN
+    SELECT pr.oid::regprocedure AS sig, pr.proname, pr.proretset,
+           (SELECT array_agg(t ORDER BY o) FROM unnest(pr.proargtypes::oid[]) WITH ORDINALITY u(t, o)) AS types,
+           (SELECT array_agg(nm ORDER BY o) FROM unnest(pr.proargnames, coalesce(pr.proargmodes, array_fill('i'::"char", ARRAY[pr.pronargs])))
+              WITH ORDINALITY u(nm, md, o) WHERE md IN ('i', 'b', 'v')) AS names
+      FROM pg_depend d
+      JOIN pg_extension e ON e.oid = d.refobjid
+      JOIN pg_proc pr ON pr.oid = d.objid
+     WHERE d.classid = 'pg_proc'::regclass AND d.refclassid = 'pg_extension'::regclass
+       AND d.deptype = 'e' AND e.extname = 'isograph'
+       AND 'history_id' = ANY (pr.proargnames)
+     ORDER BY pr.oid::regprocedure::text
+  LOOP
+    FOREACH bad IN ARRAY ARRAY[-5, 0] LOOP
+      SELECT format('%s(%s)', p.proname, string_agg(CASE
+               WHEN nm = 'history_id' THEN bad::text
+               WHEN nm = 'level' THEN quote_literal('ser')
+               WHEN nm = 'wal' THEN quote_literal('')
+               WHEN t = 'bigint[]'::regtype THEN quote_literal('{1,2}') || '::bigint[]'
+               WHEN t = 'text[]'::regtype THEN quote_literal('{wr,wr}') || '::text[]'
+               WHEN t = 'integer'::regtype THEN '1'
+               WHEN t = 'bigint'::regtype THEN '1'
+               WHEN t = 'text'::regtype THEN quote_literal('x')
+               WHEN t = 'boolean'::regtype THEN 'false'
+             END, ', ' ORDER BY o))
+        INTO call
+        FROM unnest(p.names, p.types) WITH ORDINALITY u(nm, t, o);
+      IF call IS NULL THEN
+        RAISE EXCEPTION 'no sample value for an argument of %: add one to this test', p.sig;
+      END IF;
+      BEGIN
+        IF p.proretset THEN
+          EXECUTE format('SELECT count(*) FROM %s', call);
+        ELSE
+          EXECUTE format('SELECT %s', call);
+        END IF;
+        outcome := 'accepted';
+      EXCEPTION WHEN OTHERS THEN
+        outcome := SQLSTATE;
+      END;
+      INSERT INTO id_sweep VALUES (p.sig::text, bad, outcome);
+    END LOOP;
+  END LOOP;
+END $$;
+SELECT sig, string_agg(history_id || ': ' || outcome, ', ' ORDER BY history_id) AS outcomes
+  FROM id_sweep GROUP BY sig ORDER BY sig;
+
 DELETE FROM iso_history WHERE history_id <= 0;
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history
                                   WHERE name LIKE 'ids-%') d;
