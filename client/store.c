@@ -386,11 +386,47 @@ store_print_levels(PGconn *c, const char *schema, int64_t id, FILE *out)
 }
 
 /*
- * --load: the file goes to the server as it is, in 1 MB pieces, as the
- * lines of COPY iso_jepsen_input FROM STDIN in csv format with quote and
- * delimiter bytes that EDN text has not (so that nothing in a line is
- * unescaped: a text-format COPY would take backslashes in EDN strings as
- * its own escapes).  Neither side holds the whole file.
+ * One piece of the file as csv fields of COPY ... (FORMAT csv, QUOTE
+ * E'\x01', DELIMITER E'\x02'): every line is quoted, with its quote bytes
+ * doubled, so that each line arrives exactly as it is.  Unquoted, a line
+ * that is just "\." would end COPY's data there (the rest of the file
+ * silently dropped), and a line with a 0x01 or 0x02 byte (Clojure prints
+ * control characters inside strings as they are) would fail the COPY.
+ * *in_line carries "a line is open" from one piece to the next.  out needs
+ * room for 2 * n + 2 bytes.
+ */
+static size_t
+quote_lines(const char *in, size_t n, char *out, bool *in_line)
+{
+	size_t		o = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		char		ch = in[i];
+
+		if (!*in_line)
+		{
+			out[o++] = '\x01';
+			*in_line = true;
+		}
+		if (ch == '\n')
+		{
+			out[o++] = '\x01';
+			*in_line = false;
+		}
+		else if (ch == '\x01')
+			out[o++] = '\x01';
+		out[o++] = ch;
+	}
+	return o;
+}
+
+/*
+ * --load: the file goes to the server in 1 MB pieces, as the lines of COPY
+ * iso_jepsen_input FROM STDIN in csv format with quote and delimiter bytes
+ * that are not EDN's (so that nothing in a line is unescaped: a text-format
+ * COPY would take backslashes in EDN strings as its own escapes), each line
+ * quoted (quote_lines).  Neither side holds the whole file.
  */
 int64_t
 store_load_file(PGconn *c, const char *schema, const Options *o)
@@ -400,8 +436,10 @@ store_load_file(PGconn *c, const char *schema, const Options *o)
 	PGresult   *r;
 	FILE	   *f;
 	char	   *buf;
+	char	   *quoted;
 	size_t		n;
 	bool		ok = true;
+	bool		in_line = false;
 	int64_t		id = -1;
 
 	f = strcmp(o->load, "-") == 0 ? stdin : fopen(o->load, "rb");
@@ -437,18 +475,27 @@ store_load_file(PGconn *c, const char *schema, const Options *o)
 	}
 	PQclear(r);
 	buf = xmalloc(1 << 20);
+	quoted = xmalloc(2 * (1 << 20) + 2);
 	while ((n = fread(buf, 1, 1 << 20, f)) > 0)
-		if (PQputCopyData(c, buf, (int) n) != 1)
+	{
+		size_t		q = quote_lines(buf, n, quoted, &in_line);
+
+		if (PQputCopyData(c, quoted, (int) q) != 1)
 		{
 			ok = false;
 			break;
 		}
+	}
+	/* a last line without a newline: close its quote */
+	if (ok && in_line && PQputCopyData(c, "\x01", 1) != 1)
+		ok = false;
 	if (ferror(f))
 	{
 		errmsg_out("cannot read \"%s\": %s", o->load, strerror(errno));
 		ok = false;
 	}
 	free(buf);
+	free(quoted);
 	if (f != stdin)
 		fclose(f);
 	if (PQputCopyEnd(c, ok ? NULL : "isograph-record could not read the file") != 1)

@@ -455,6 +455,21 @@ for my $wl (qw(list-append rw-register)) {
 	like($out, qr/^\s*ser\s/m, '--load --check prints iso_levels');
 	is(psql($STORE, "SELECT string_agg(key || '=' || replace(value, E'\\n', '<newline>'), ' ' ORDER BY txn_id, pos) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded strings' AND op = 'w' AND txn_id = 0 AND pos = 0"),
 		"a\"b=x\\y<newline>", '--load: escapes in EDN strings are decoded once, as by iso_load_jepsen');
+	# a line that is just "\." (COPY's end of data) and control bytes 0x01
+	# and 0x02 (csv's quote and delimiter here) inside a string: every line
+	# arrives whole (before: the file was cut at the "\." line, and a 0x02
+	# failed the COPY)
+	my $odd = "$workdir/odd.edn";
+	open my $oh, '>', $odd or die "$odd: $!";
+	print $oh "{:type :ok, :value [[:append :x 1]], :note\n\\.\n}\n"
+		. "{:type :fail, :value [[:append :x 2]], :error \"a\x01b\x02c\x01\"}\n"
+		. "{:type :ok, :value [[:r :x [1]]]}";		# no newline at the end
+	close $oh;
+	($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $odd, '--name', 'loaded odd lines');
+	is($rc, 0, '--load of lines COPY would cut or split: exit 0') or diag($err);
+	is(psql($STORE, "SELECT string_agg(concat_ws(' ', txn_id, status, op, key, value, read_list), ' | ' ORDER BY txn_id, pos) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded odd lines'"),
+		'0 ok append :x 1 | 1 fail append :x 2 | 2 ok r :x {1}',
+		'--load: a "\\." line, 0x01 and 0x02 bytes and a last line without a newline arrive whole');
 	my $before = psql($STORE, 'SELECT count(*) FROM iso_history');
 	my $bad = "$workdir/bad.edn";
 	open my $fh, '>', $bad or die "$bad: $!";
