@@ -15,6 +15,8 @@ struct IsoSat
 	CCaDiCaL   *solver;			/* NULL once released */
 	bool		(*stop) (void *);
 	void	   *arg;
+	void		(*on_clause) (void *, const int *, uint32);
+	void	   *on_clause_arg;
 };
 
 static int
@@ -72,6 +74,27 @@ iso_sat_clause(IsoSat *sat, const int *lits, uint32 n)
 	for (i = 0; i < n; i++)
 		ccadical_add(sat->solver, lits[i]);
 	ccadical_add(sat->solver, 0);
+	if (sat->on_clause != NULL)
+		sat->on_clause(sat->on_clause_arg, lits, n);
+}
+
+void
+iso_sat_on_clause(IsoSat *sat, void (*fn) (void *, const int *, uint32), void *arg)
+{
+	sat->on_clause = fn;
+	sat->on_clause_arg = arg;
+}
+
+void
+iso_sat_assume(IsoSat *sat, int lit)
+{
+	ccadical_assume(sat->solver, lit);
+}
+
+bool
+iso_sat_failed(IsoSat *sat, int lit)
+{
+	return ccadical_failed(sat->solver, lit) != 0;
 }
 
 IsoSatResult

@@ -10,6 +10,7 @@
 #include "levels.h"
 #include "sat.h"
 #include "search.h"
+#include "search_explain.h"
 
 #include <time.h>
 
@@ -944,6 +945,81 @@ mark_origins(IsoSearchState *S, IsoSearchResult *out)
 		}
 }
 
+/*
+ * The explanation's view of the search (search_explain.h): a forbidden
+ * cycle of the known and forced edges plus the sides of some literals, an
+ * edge's open literal, and what a literal says.
+ */
+static bool
+explain_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	IsoEdgeBuf	extra;
+	IsoCycleList cl;
+	uint32		i,
+				best = 0;
+
+	iso_edgebuf_init(&extra, 16);
+	for (i = 0; i < n; i++)
+		emit_side(S, &extra, (uint32) (lits[i] < 0 ? -lits[i] : lits[i]), lits[i] > 0);
+	memset(g, 0, sizeof(*g));
+	finish_graph(S, &extra, g);
+	iso_free(extra.edges);
+	memset(&cl, 0, sizeof(cl));
+	if (!iso_find_cycles(g, S->level, 1, &cl) || cl.n == 0)
+	{
+		iso_cycle_list_free(&cl);
+		free_graph(g);
+		return false;
+	}
+	for (i = 1; i < cl.n; i++)
+		if (cl.cycles[i].length < cl.cycles[best].length)
+			best = i;
+	*c = cl.cycles[best];
+	cl.cycles[best].edges = NULL;
+	iso_cycle_list_free(&cl);
+	return true;
+}
+
+static int
+explain_edge_lit(void *arg, const IsoEdge *e)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	int			l = edge_literal(S, e);
+
+	return l != 0 && S->var_forced[l < 0 ? -l : l] == 0 ? l : 0;
+}
+
+static void
+explain_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second_op)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	uint32		v = (uint32) (lit < 0 ? -lit : lit);
+	const Slot *sl = &S->slots[S->var_slot[v]];
+	uint32		a = lit > 0 ? S->var_a[v] : S->var_b[v];
+	uint32		b = lit > 0 ? S->var_b[v] : S->var_a[v];
+
+	*key = sl->key;
+	*first_op = (int32) sl->ver_op[a - 1];
+	*second_op = (int32) sl->ver_op[b - 1];
+}
+
+/* The solver's proof of a violation as a witness and a case split. */
+static bool
+explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
+{
+	IsoExplainHost host;
+
+	host.arg = S;
+	host.n_vars = S->n_vars;
+	host.var_forced = S->var_forced;
+	host.stop = should_stop;
+	host.cycle_of = explain_cycle_of;
+	host.edge_lit = explain_edge_lit;
+	host.describe = explain_describe;
+	return iso_explain_unsat(&host, log, out);
+}
+
 /* The satisfying version order of each open key: versions by predecessors. */
 static void
 record_order(IsoSearchState *S, IsoSearchResult *out)
@@ -1326,6 +1402,11 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	uint32		cap_lits = 0;
 	IsoSearchVerdict verdict = ISO_SEARCH_UNDECIDED;
 	uint32		v;
+	IsoExplainLog elog;
+
+	/* every clause, to explain an unsatisfiable end (search_explain.c) */
+	iso_explain_log_init(&elog);
+	iso_sat_on_clause(sat, iso_explain_log_clause, &elog);
 
 	/* every constraint gets a variable; forced ones are fixed */
 	for (v = 1; v <= S->n_vars; v++)
@@ -1419,8 +1500,12 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	}
 	if (verdict == ISO_SEARCH_VIOLATED)
 	{
-		/* at most max_witnesses per kind of the last round's cycles */
-		if (out->cycles.n > S->opt->max_witnesses)
+		/*
+		 * One witness and a case split over a core of the clauses that
+		 * proves every other order closes a cycle too; failing that (time,
+		 * size), at most max_witnesses of the last round's cycles.
+		 */
+		if (!explain_unsat(S, &elog, out) && out->cycles.n > S->opt->max_witnesses)
 		{
 			uint32		i;
 
@@ -1437,6 +1522,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	}
 	if (lits)
 		iso_free(lits);
+	iso_explain_log_free(&elog);
 	iso_sat_free(sat);
 	return verdict;
 }
@@ -1554,6 +1640,10 @@ iso_search_result_free(IsoSearchResult *r)
 	FREE_IF(r->reason_edges);
 	FREE_IF(r->reason_len);
 	FREE_IF(r->order_op);
+	FREE_IF(r->edge_choice);
+	FREE_IF(r->choice_nodes);
+	FREE_IF(r->proof_edges);
+	FREE_IF(r->proof_start);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -63,6 +63,26 @@ SELECT iso_version_order_witness(:causal, 'psi');
 SELECT * FROM iso_version_order_witness(:nonobv, 'snapshot');
 \set VERBOSITY default
 
+-- Orders chosen jointly: x has versions 1 (T0) and 2 (T1), y 1 (T2) and 2
+-- (T3); T4..T7 read one version each and, through keys a..d written once,
+-- two writers of the other key.  Each of the four orders of x and y closes
+-- a cycle of two rw, none on its own: pruning forces nothing, the solver
+-- proves si (and ser) violated, psi holds.  The witness's chosen edges say
+-- which cycle the other orders close (test/data/EXPECTED.md).
+SELECT iso_load_jepsen('bb-joint', $$
+{:type :ok, :value [[:w :x 1] [:w :a 1]], :process 1}
+{:type :ok, :value [[:w :x 2] [:w :b 1]], :process 2}
+{:type :ok, :value [[:w :y 1] [:w :c 1]], :process 3}
+{:type :ok, :value [[:w :y 2] [:w :d 1]], :process 4}
+{:type :ok, :value [[:r :x 1] [:r :c 1] [:r :d 1]], :process 5}
+{:type :ok, :value [[:r :x 2] [:r :c 1] [:r :d 1]], :process 6}
+{:type :ok, :value [[:r :y 1] [:r :a 1] [:r :b 1]], :process 7}
+{:type :ok, :value [[:r :y 2] [:r :a 1] [:r :b 1]], :process 8}
+$$) AS joint \gset
+SELECT level, holds, violations, method, search_constraints, search_constraints_pruned,
+       search_solver_calls > 1 AS solver FROM iso_levels(:joint) WHERE level IN ('psi', 'si', 'ser');
+SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('si', :joint);
+
 -- Settings: the search off, and a timeout it cannot meet (three keys with
 -- 300 unordered versions each: 134,550 constraints).  The timeout is checked
 -- where a query cancel is (the solver's terminate callback, the pruning's
