@@ -37,6 +37,12 @@ extern IsoSatResult iso_sat_solve(IsoSat *sat);
 extern void iso_sat_assume(IsoSat *sat, int lit);
 extern bool iso_sat_failed(IsoSat *sat, int lit);
 /*
+ * Number the variables 1..max_var in the order they first appear in a
+ * clause or an assumption, so that the solver's memory (per variable up to
+ * the largest) follows the variables used, not max_var.  Before any clause.
+ */
+extern void iso_sat_compact(IsoSat *sat, uint32 max_var);
+/*
  * Have fn(arg, lits, n) told of every clause added from now on (the
  * search's explanation records them, search_explain.c); NULL: none.
  */

@@ -1004,6 +1004,36 @@ explain_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second
 	*second_op = (int32) sl->ver_op[b - 1];
 }
 
+static void add_transitivity(IsoSearchState *S, IsoSat *sat);
+
+/*
+ * What the explanation's solver takes as given: the transitivity of the
+ * keys whose variables the blocking clauses use (on a copy of the state
+ * that has only those keys' slots).  The forced orders are not variables
+ * of any clause (blocking and transitivity clauses leave them out).
+ */
+static void
+explain_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	IsoSearchState T = *S;
+	uint8	   *slot_used = iso_alloc0(Max(S->n_slots, 1));
+	uint32		v,
+				s;
+
+	for (v = 1; v <= S->n_vars; v++)
+		if (var_used[v])
+			slot_used[S->var_slot[v]] = 1;
+	T.slots = iso_alloc(sizeof(Slot) * Max(S->n_slots, 1));
+	T.n_slots = 0;
+	for (s = 0; s < S->n_slots; s++)
+		if (slot_used[s])
+			T.slots[T.n_slots++] = S->slots[s];
+	add_transitivity(&T, sat);
+	iso_free(T.slots);
+	iso_free(slot_used);
+}
+
 /* The solver's proof of a violation as a witness and a case split. */
 static bool
 explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
@@ -1014,6 +1044,7 @@ explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
 	host.n_vars = S->n_vars;
 	host.var_forced = S->var_forced;
 	host.stop = should_stop;
+	host.add_hard = explain_add_hard;
 	host.cycle_of = explain_cycle_of;
 	host.edge_lit = explain_edge_lit;
 	host.describe = explain_describe;
@@ -1404,9 +1435,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	uint32		v;
 	IsoExplainLog elog;
 
-	/* every clause, to explain an unsatisfiable end (search_explain.c) */
 	iso_explain_log_init(&elog);
-	iso_sat_on_clause(sat, iso_explain_log_clause, &elog);
 
 	/* every constraint gets a variable; forced ones are fixed */
 	for (v = 1; v <= S->n_vars; v++)
@@ -1417,6 +1446,8 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 			iso_sat_clause(sat, &l, 1);
 		}
 	add_transitivity(S, sat);
+	/* the blocking clauses, to explain an unsatisfiable end (search_explain.c) */
+	iso_sat_on_clause(sat, iso_explain_log_clause, &elog);
 	S->model = iso_alloc0(S->n_vars + 1);
 	for (;;)
 	{
@@ -1498,6 +1529,8 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 			out->stats.clauses++;
 		}
 	}
+	/* the loop's solver goes before the explanation's comes (memory) */
+	iso_sat_free(sat);
 	if (verdict == ISO_SEARCH_VIOLATED)
 	{
 		/*
@@ -1523,7 +1556,6 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	if (lits)
 		iso_free(lits);
 	iso_explain_log_free(&elog);
-	iso_sat_free(sat);
 	return verdict;
 }
 

@@ -156,6 +156,7 @@ typedef struct IsoSearchResult
 	uint32		core_size;		/* after shrinking it by deletion */
 	bool		core_minimal;	/* every clause of it was tried (no time out) */
 	bool		proof_cut;		/* the case split has CUT nodes */
+	double		explain_seconds;	/* the core and the split took (stats.seconds has it) */
 } IsoSearchResult;
 
 /* Whether the search can change a level's verdict (pl-2.99 and above). */

@@ -84,6 +84,8 @@ typedef struct Ex
 	uint32		n_core;
 	uint32	   *core_cycle;		/* per core clause: its proof cycle or ISO_NONE */
 	int8	   *assign;			/* per variable: 0, +1 (true), -1 */
+	int		   *trail;			/* the assigned literals */
+	uint32		n_trail;
 
 	/* proof cycles: edges, and the open literals each uses */
 	IsoEdgeBuf	edges;
@@ -175,13 +177,17 @@ find_core(Ex *x, IsoSearchResult *out)
 	if ((uint64) nv + log->n_clauses + 1 >= (uint64) INT_MAX)
 		return false;
 	sat = iso_sat_new(ex_stop, x);
-	for (i = 1; i <= nv; i++)
-		if (x->host->var_forced[i] != 0)
-		{
-			int			l = x->host->var_forced[i] > 0 ? (int) i : -(int) i;
+	iso_sat_compact(sat, nv + log->n_clauses);
+	{
+		uint8	   *used = iso_alloc0(nv + 1);
+		uint64		j;
 
-			iso_sat_clause(sat, &l, 1);
-		}
+		for (j = 0; j < log->n_lits; j++)
+			if ((uint32) lit_var(log->lits[j]) <= nv)
+				used[lit_var(log->lits[j])] = 1;
+		x->host->add_hard(x->host->arg, sat, used);
+		iso_free(used);
+	}
 	for (i = 0; i < log->n_clauses; i++)
 	{
 		uint32		n = clause_len(x, i);
@@ -468,9 +474,28 @@ build(Ex *x)
 	}
 	if (best == ISO_NONE)
 	{
-		/* every core clause satisfied: not a core after all */
-		x->failed = true;
-		return ISO_NONE;
+		/*
+		 * Every core clause satisfied: the core needs transitivity here, so
+		 * the choices order some key's versions in a cycle (acyclic, they
+		 * would extend to total orders satisfying the core): a ww cycle.
+		 */
+		IsoGraph	g;
+		IsoCycle	cy;
+
+		memset(&g, 0, sizeof(g));
+		memset(&cy, 0, sizeof(cy));
+		if (!x->host->cycle_of(x->host->arg, x->trail, x->n_trail, &g, &cy))
+		{
+			x->failed = true;
+			return ISO_NONE;
+		}
+		node = new_node(x, ISO_CHOICE_LEAF);
+		x->nodes[node].cycle = add_proof_cycle(x, &g, &cy);
+		x->leaves++;
+		free_graph(&g);
+		if (cy.edges)
+			iso_free(cy.edges);
+		return node;
 	}
 	if (x->n_nodes + 3 > MAX_NODES || x->leaves + 2 > MAX_LEAVES_PER_EDGE)
 		return new_node(x, ISO_CHOICE_CUT);
@@ -479,10 +504,13 @@ build(Ex *x)
 	x->host->describe(x->host->arg, v, &x->nodes[node].key, &x->nodes[node].first_op,
 					  &x->nodes[node].second_op);
 	x->assign[v] = 1;
+	x->trail[x->n_trail++] = v;
 	c0 = build(x);
 	x->assign[v] = -1;
+	x->trail[x->n_trail - 1] = -v;
 	c1 = build(x);
 	x->assign[v] = 0;
+	x->n_trail--;
 	x->nodes[node].child[0] = c0;
 	x->nodes[node].child[1] = c1;
 	return node;
@@ -526,6 +554,8 @@ ex_free(Ex *x)
 		iso_free(x->core_cycle);
 	if (x->assign)
 		iso_free(x->assign);
+	if (x->trail)
+		iso_free(x->trail);
 	if (x->edges.edges)
 		iso_free(x->edges.edges);
 	if (x->pstart)
@@ -546,10 +576,12 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	IsoGraph	g;
 	IsoCycle	w;
 	int		   *wl = NULL;
+	uint32	   *roots = NULL;
 	uint32		n_wl = 0,
 				i,
 				j;
 	uint32	   *edge_choice;
+	double		t0;
 
 	if (log->overflow || log->n_clauses == 0)
 		return false;
@@ -557,7 +589,8 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	memset(&tmp, 0, sizeof(tmp));
 	x.host = host;
 	x.log = log;
-	x.deadline = now_seconds() + EXPLAIN_MAX_SECONDS;
+	t0 = now_seconds();
+	x.deadline = t0 + EXPLAIN_MAX_SECONDS;
 	if (!find_core(&x, &tmp))
 	{
 		ex_free(&x);
@@ -566,9 +599,14 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	x.core_cycle = iso_alloc(sizeof(uint32) * x.n_core);
 	memset(x.core_cycle, 0xff, sizeof(uint32) * x.n_core);
 	x.assign = iso_alloc0(sizeof(int8) * (host->n_vars + 1));
+	x.trail = iso_alloc(sizeof(int) * (host->n_vars + 1));
 	iso_edgebuf_init(&x.edges, 64);
 
-	/* the witness: the core's shortest clause's cycle, proof cycle 0 */
+	/*
+	 * The witness: the core's shortest clause's cycle, proof cycle 0.  Its
+	 * graph is built again at the end (the same inputs, the same cycle),
+	 * so that only one such graph lives at a time.
+	 */
 	memset(&g, 0, sizeof(g));
 	memset(&w, 0, sizeof(w));
 	if (core_cycle(&x, 0, &g, &w) != 0)
@@ -578,6 +616,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	}
 	/* its chosen edges' literals, in cycle order */
 	wl = iso_alloc(sizeof(int) * Max(w.length, 1));
+	roots = iso_alloc(sizeof(uint32) * Max(w.length, 1));
 	for (i = 0; i < w.length; i++)
 	{
 		int			l = host->edge_lit(host->arg, &g.edges[w.edges[i]]);
@@ -588,8 +627,10 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 		if (l != 0 && !dup)
 			wl[n_wl++] = l;
 	}
-	edge_choice = iso_alloc(sizeof(uint32) * Max(g.n_edges, 1));
-	memset(edge_choice, 0xff, sizeof(uint32) * Max(g.n_edges, 1));
+	free_graph(&g);
+	iso_free(w.edges);
+	memset(&w, 0, sizeof(w));
+
 	/*
 	 * Per chosen edge i: its other order, the earlier ones as in the
 	 * witness (either some chosen edge differs, the first that does being
@@ -597,35 +638,72 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	 */
 	for (i = 0; i < n_wl && !x.failed; i++)
 	{
-		uint32		root,
-					child;
+		uint32		child;
 		int			nl = -wl[i];
 
+		x.n_trail = 0;
 		for (j = 0; j < i; j++)
+		{
 			x.assign[lit_var(wl[j])] = wl[j] > 0 ? 1 : -1;
+			x.trail[x.n_trail++] = wl[j];
+		}
 		x.assign[lit_var(nl)] = nl > 0 ? 1 : -1;
-		root = new_node(&x, ISO_CHOICE_IF);
-		host->describe(host->arg, nl, &x.nodes[root].key, &x.nodes[root].first_op,
-					   &x.nodes[root].second_op);
+		x.trail[x.n_trail++] = nl;
+		roots[i] = new_node(&x, ISO_CHOICE_IF);
+		host->describe(host->arg, nl, &x.nodes[roots[i]].key, &x.nodes[roots[i]].first_op,
+					   &x.nodes[roots[i]].second_op);
 		x.leaves = 0;
 		child = build(&x);
-		x.nodes[root].child[0] = child;
-		x.nodes[root].uses_earlier = i > 0 && uses_any(&x, child, wl, i);
+		x.nodes[roots[i]].child[0] = child;
+		x.nodes[roots[i]].uses_earlier = i > 0 && uses_any(&x, child, wl, i);
 		memset(x.assign, 0, sizeof(int8) * (host->n_vars + 1));
-		for (j = 0; j < w.length; j++)
-			if (host->edge_lit(host->arg, &g.edges[w.edges[j]]) == wl[i])
-				edge_choice[w.edges[j]] = root;
 	}
-	iso_free(wl);
+
+	/* the witness's graph again: it must be proof cycle 0 */
+	if (!x.failed && n_wl > 0)
+	{
+		uint32		c = x.core[0];
+		uint32		n = clause_len(&x, c);
+		int		   *neg = iso_alloc(sizeof(int) * Max(n, 1));
+
+		for (i = 0; i < n; i++)
+			neg[i] = -clause_lits(&x, c)[i];
+		if (!host->cycle_of(host->arg, neg, n, &g, &w) ||
+			w.length != x.pstart[1] - x.pstart[0])
+			x.failed = true;
+		for (i = 0; !x.failed && i < w.length; i++)
+		{
+			const IsoEdge *a = &g.edges[w.edges[i]];
+			const IsoEdge *b = &x.edges.edges[x.pstart[0] + i];
+
+			if (a->from != b->from || a->to != b->to || a->type != b->type ||
+				a->key != b->key || a->from_op != b->from_op || a->to_op != b->to_op)
+				x.failed = true;
+		}
+		iso_free(neg);
+	}
 	if (x.failed || n_wl == 0)
 	{
-		iso_free(edge_choice);
+		iso_free(wl);
+		iso_free(roots);
 		free_graph(&g);
 		if (w.edges)
 			iso_free(w.edges);
 		ex_free(&x);
 		return false;
 	}
+	edge_choice = iso_alloc(sizeof(uint32) * Max(g.n_edges, 1));
+	memset(edge_choice, 0xff, sizeof(uint32) * Max(g.n_edges, 1));
+	for (i = 0; i < w.length; i++)
+	{
+		int			l = host->edge_lit(host->arg, &g.edges[w.edges[i]]);
+
+		for (j = 0; j < n_wl; j++)
+			if (l != 0 && wl[j] == l)
+				edge_choice[w.edges[i]] = roots[j];
+	}
+	iso_free(wl);
+	iso_free(roots);
 
 	/* out: the witness and its graph in place of the last round's */
 	if (out->graph.edges)
@@ -648,6 +726,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	out->core_size = tmp.core_size;
 	out->core_minimal = tmp.core_minimal;
 	out->proof_cut = x.cut;
+	out->explain_seconds = now_seconds() - t0;
 	ex_free(&x);
 	return true;
 }

@@ -5,8 +5,9 @@
  *	  added, and a case split over that core whose every branch ends in a
  *	  forbidden cycle, for iso_check's witness row.
  *
- * The loop's solver hands every clause it is given to the log
- * (iso_sat_on_clause).  When the loop ends unsatisfiable, iso_explain_unsat
+ * The loop's solver hands every blocking clause it is given to the log
+ * (iso_sat_on_clause); the forced orders and the transitivity of each
+ * key's order are added again as they are (add_hard).  When the loop ends unsatisfiable, iso_explain_unsat
  * solves the logged clauses again on a fresh solver, each under a selector
  * literal assumed true, takes the selectors the proof used (the core) and
  * shrinks it by deletion (solve without one clause: still unsatisfiable,
@@ -14,12 +15,14 @@
  * clause with the fewest choices, as a cycle of the known graph plus those
  * choices, and for each of its chosen edges the other order is split on
  * the core's variables (a DPLL over the core clauses) until each branch's
- * choices close a core clause's cycle.
+ * choices close a core clause's cycle, or (all core clauses satisfied) a
+ * cycle of one key's versions, which the transitivity clauses forbid.
  */
 #ifndef ISOGRAPH_SEARCH_EXPLAIN_H
 #define ISOGRAPH_SEARCH_EXPLAIN_H
 
 #include "cycle.h"
+#include "sat.h"
 #include "search.h"
 
 /* The clauses given to the loop's solver. */
@@ -46,6 +49,12 @@ typedef struct IsoExplainHost
 	uint32		n_vars;			/* variables 1..n_vars are constraints */
 	const int8 *var_forced;		/* per variable: 0 open, else fixed by pruning */
 	bool		(*stop) (void *arg);	/* the search's deadline or a cancel */
+	/*
+	 * add the clauses that are no choice: forced orders, and transitivity
+	 * for the keys of the variables marked in var_used (the logged clauses'
+	 * variables: another key's order is free, and never needed)
+	 */
+	void		(*add_hard) (void *arg, IsoSat *sat, const uint8 *var_used);
 
 	/*
 	 * A finished graph of the known and forced edges plus the side of each
