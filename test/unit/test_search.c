@@ -15,6 +15,7 @@
 #include "infer.h"
 #include "levels.h"
 #include "search.h"
+#include "search_explain.h"
 
 #include <stdlib.h>
 
@@ -628,6 +629,261 @@ explained(void)
 	}
 }
 
+/*
+ * The explanation on its own (search_explain.h), with a made-up search: one
+ * key of versions A, B, C (vertices 0, 1, 2; write ops 0, 1, 2), variables
+ * 1 = A<B, 2 = B<C, 3 = A<C; each order adds its ww edge and one edge of a
+ * private pair of vertices, so that the logged clauses "A is not first"
+ * (-1 | -3), "B is not first" (1 | -2), "C is not first" (3 | 2) each stand
+ * for a 2-cycle (P -> Q -> P, ...).  They are satisfied by the cyclic
+ * orders A<B<C<A and A<C<B<A: only with transitivity (add_hard) are they
+ * unsatisfiable, and the split must end those branches in the ww cycle of
+ * A, B, C.
+ */
+typedef struct FakeSide
+{
+	int			lit;
+	uint32		from,
+				to;				/* the ww edge */
+	uint32		pfrom,
+				pto;			/* the private pair's edge */
+} FakeSide;
+
+static const FakeSide fake_sides[] = {
+	{1, 0, 1, 3, 4}, {3, 0, 2, 4, 3},	/* A first: P -> Q -> P */
+	{-1, 1, 0, 5, 6}, {2, 1, 2, 6, 5},	/* B first: R -> S -> R */
+	{-3, 2, 0, 7, 8}, {-2, 2, 1, 8, 7},	/* C first: U -> V -> U */
+};
+
+static const FakeSide *
+fake_side(int lit)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if (fake_sides[i].lit == lit)
+			return &fake_sides[i];
+	return NULL;
+}
+
+static bool fake_stop_now = false;
+
+static bool
+fake_stop(void *arg)
+{
+	(void) arg;
+	return fake_stop_now;
+}
+
+static void
+fake_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
+{
+	static const int t1[] = {-1, -2, 3},	/* A<B, B<C: A<C */
+				t2[] = {1, 2, -3};	/* B<A, C<B: C<A */
+
+	(void) arg;
+	(void) var_used;
+	iso_sat_clause(sat, t1, 3);
+	iso_sat_clause(sat, t2, 3);
+}
+
+static bool
+fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
+{
+	IsoEdgeBuf	buf;
+	IsoCycleList cl;
+	uint32		i,
+				best = 0;
+
+	(void) arg;
+	iso_edgebuf_init(&buf, 16);
+	for (i = 0; i < n; i++)
+	{
+		const FakeSide *f = fake_side(lits[i]);
+
+		iso_edgebuf_add(&buf, f->from, f->to, ISO_EDGE_WW, 0, (int32) f->from, (int32) f->to);
+		iso_edgebuf_add(&buf, f->pfrom, f->pto, ISO_EDGE_WW, 1, -1, -1);
+	}
+	memset(g, 0, sizeof(*g));
+	iso_graph_finish(g, 9, &buf);
+	memset(&cl, 0, sizeof(cl));
+	if (!iso_find_cycles(g, ISO_LEVEL_SER, 1, &cl) || cl.n == 0)
+	{
+		iso_cycle_list_free(&cl);
+		iso_free(g->edges);
+		iso_free(g->out_start);
+		return false;
+	}
+	for (i = 1; i < cl.n; i++)
+		if (cl.cycles[i].length < cl.cycles[best].length)
+			best = i;
+	*c = cl.cycles[best];
+	cl.cycles[best].edges = NULL;
+	iso_cycle_list_free(&cl);
+	return true;
+}
+
+static int
+fake_edge_lit(void *arg, const IsoEdge *e)
+{
+	size_t		i;
+
+	(void) arg;
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if ((e->from == fake_sides[i].from && e->to == fake_sides[i].to) ||
+			(e->from == fake_sides[i].pfrom && e->to == fake_sides[i].pto))
+			return fake_sides[i].lit;
+	return 0;
+}
+
+static void
+fake_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second_op)
+{
+	const FakeSide *f = fake_side(lit);
+
+	(void) arg;
+	*key = 0;
+	*first_op = (int32) f->from;
+	*second_op = (int32) f->to;
+}
+
+/* The literal of "first_op's version before second_op's" in the fake. */
+static int
+fake_lit_of(int32 first, int32 second)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if ((int32) fake_sides[i].from == first && (int32) fake_sides[i].to == second)
+			return fake_sides[i].lit;
+	return 0;
+}
+
+/* Each leaf under node: its cycle's literals are all among the assumed. */
+static bool
+fake_tree_sound(const IsoSearchResult *r, uint32 node, int *assumed, uint32 n,
+				uint32 *g0_leaves)
+{
+	const IsoChoiceNode *nd;
+	uint32		i,
+				j;
+
+	if (node >= r->n_choice_nodes || n >= 16)
+		return false;
+	nd = &r->choice_nodes[node];
+	if (nd->kind == ISO_CHOICE_LEAF)
+	{
+		bool		abc = true;
+
+		for (i = r->proof_start[nd->cycle]; i < r->proof_start[nd->cycle + 1]; i++)
+		{
+			int			l = fake_edge_lit(NULL, &r->proof_edges[i]);
+			bool		have = false;
+
+			for (j = 0; j < n; j++)
+				have |= assumed[j] == l;
+			if (l == 0 || !have)
+				return false;
+			abc &= r->proof_edges[i].from < 3 && r->proof_edges[i].to < 3;
+		}
+		*g0_leaves += abc;
+		return true;
+	}
+	if (nd->kind != ISO_CHOICE_SPLIT)
+		return false;
+	assumed[n] = fake_lit_of(nd->first_op, nd->second_op);
+	if (!fake_tree_sound(r, nd->child[0], assumed, n + 1, g0_leaves))
+		return false;
+	assumed[n] = -assumed[n];
+	return fake_tree_sound(r, nd->child[1], assumed, n + 1, g0_leaves);
+}
+
+static void
+explain_needs_transitivity(void)
+{
+	static const int8 forced[4] = {0, 0, 0, 0};
+	static const int c1[] = {-1, -3},
+				c2[] = {1, -2},
+				c3[] = {3, 2};
+	IsoExplainHost host;
+	IsoExplainLog log;
+	IsoSearchResult r;
+	uint32		i,
+				ifs = 0,
+				g0_leaves = 0,
+				bad = 0;
+	int			assumed[16];
+	int			wl[8];
+	uint32		n_wl = 0;
+
+	memset(&host, 0, sizeof(host));
+	host.n_vars = 3;
+	host.var_forced = forced;
+	host.stop = fake_stop;
+	host.add_hard = fake_add_hard;
+	host.cycle_of = fake_cycle_of;
+	host.edge_lit = fake_edge_lit;
+	host.describe = fake_describe;
+	iso_explain_log_init(&log);
+	iso_explain_log_clause(&log, c1, 2);
+	iso_explain_log_clause(&log, c2, 2);
+	iso_explain_log_clause(&log, c3, 2);
+	memset(&r, 0, sizeof(r));
+	if (!ok(iso_explain_unsat(&host, &log, &r), "transitivity: explained"))
+	{
+		iso_explain_log_free(&log);
+		return;
+	}
+	ok(r.core_size == 3 && r.cycles.n == 1,
+	   "transitivity: the core is the three clauses (%u), one witness", r.core_size);
+	/* each chosen edge of the witness: its other order, and the earlier ones */
+	for (i = 0; i < r.cycles.cycles[0].length; i++)
+	{
+		uint64		e = r.cycles.cycles[0].edges[i];
+		int			l = fake_edge_lit(NULL, &r.graph.edges[e]);
+
+		if (r.edge_choice[e] != ISO_NONE)
+		{
+			const IsoChoiceNode *nd = &r.choice_nodes[r.edge_choice[e]];
+			uint32		n = 0,
+						j;
+
+			ifs++;
+			for (j = 0; nd->uses_earlier && j < n_wl; j++)
+				assumed[n++] = wl[j];
+			assumed[n++] = fake_lit_of(nd->first_op, nd->second_op);
+			if (assumed[n - 1] != -l || nd->kind != ISO_CHOICE_IF ||
+				!fake_tree_sound(&r, nd->child[0], assumed, n, &g0_leaves))
+				bad++;
+		}
+		if (l != 0)
+			wl[n_wl++] = l;
+	}
+	ok(ifs >= 1 && bad == 0 && g0_leaves >= 1,
+	   "transitivity: every branch ends in a cycle its orders make, some in the ww cycle of A, B, C (%u chosen edges, %u bad, %u ww-cycle leaves)",
+	   ifs, bad, g0_leaves);
+	iso_search_result_free(&r);
+
+	/*
+	 * The deadline already past: no shrinking (the core is the solver's
+	 * first, unminimised), or no explanation at all when the first solve
+	 * is stopped too; never a wrong one.
+	 */
+	fake_stop_now = true;
+	memset(&r, 0, sizeof(r));
+	if (iso_explain_unsat(&host, &log, &r))
+	{
+		ok(!r.core_minimal && r.core_size == r.core_found && r.cycles.n == 1,
+		   "transitivity, deadline past: the unshrunk core explains it (%u clauses)", r.core_size);
+		iso_search_result_free(&r);
+	}
+	else
+		ok(r.edge_choice == NULL && r.cycles.n == 0,
+		   "transitivity, deadline past: no explanation, the result untouched");
+	fake_stop_now = false;
+	iso_explain_log_free(&log);
+}
+
 static char *
 read_file(const char *path, size_t *len)
 {
@@ -946,6 +1202,7 @@ main(void)
 {
 	hand_made();
 	explained();
+	explain_needs_transitivity();
 	deadline_of_the_call();
 	closure_vs_bfs();
 	published();
