@@ -1034,7 +1034,11 @@ explain_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
 	iso_free(slot_used);
 }
 
-/* The solver's proof of a violation as a witness and a case split. */
+/*
+ * The solver's proof of a violation as a witness and a case split; else
+ * (false) at least a witness: the last round's cycles, or when that round
+ * only scanned, a logged clause's cycle.
+ */
 static bool
 explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
 {
@@ -1048,7 +1052,10 @@ explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
 	host.cycle_of = explain_cycle_of;
 	host.edge_lit = explain_edge_lit;
 	host.describe = explain_describe;
-	return iso_explain_unsat(&host, log, out);
+	if (iso_explain_unsat(&host, log, out))
+		return true;
+	iso_explain_witness(&host, log, out);
+	return false;
 }
 
 /* The satisfying version order of each open key: versions by predecessors. */
@@ -1536,7 +1543,8 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 		/*
 		 * One witness and a case split over a core of the clauses that
 		 * proves every other order closes a cycle too; failing that (time,
-		 * size), at most max_witnesses of the last round's cycles.
+		 * size), at most max_witnesses of the last round's cycles, or a
+		 * blocking clause's cycle when that round kept none.
 		 */
 		if (!explain_unsat(S, &elog, out) && out->cycles.n > S->opt->max_witnesses)
 		{

@@ -730,3 +730,41 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	ex_free(&x);
 	return true;
 }
+
+bool
+iso_explain_witness(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearchResult *out)
+{
+	uint32		tries,
+				c;
+
+	if (out->cycles.n > 0)
+		return true;
+	for (tries = 0, c = log->n_clauses; c > 0 && tries < 16; c--, tries++)
+	{
+		uint32		n = (uint32) (log->start[c] - log->start[c - 1]);
+		const int  *cl = log->lits + log->start[c - 1];
+		int		   *neg = iso_alloc(sizeof(int) * Max(n, 1));
+		IsoGraph	g;
+		IsoCycle	w;
+		uint32		i;
+		bool		found;
+
+		for (i = 0; i < n; i++)
+			neg[i] = -cl[i];
+		memset(&g, 0, sizeof(g));
+		memset(&w, 0, sizeof(w));
+		found = host->cycle_of(host->arg, neg, n, &g, &w);
+		iso_free(neg);
+		if (!found)
+			continue;
+		if (out->graph.edges)
+			free_graph(&out->graph);
+		iso_cycle_list_free(&out->cycles);
+		out->graph = g;
+		out->cycles.cycles = iso_alloc(sizeof(IsoCycle));
+		out->cycles.cycles[0] = w;
+		out->cycles.n = out->cycles.cap = 1;
+		return true;
+	}
+	return false;
+}

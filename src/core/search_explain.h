@@ -79,4 +79,13 @@ typedef struct IsoExplainHost
 extern bool iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log,
 							  IsoSearchResult *out);
 
+/*
+ * When there is no proof to show: a witness all the same, the cycle of the
+ * last logged clause that has one (the loop's last round may have added
+ * its clauses from the per-constraint scan, which keeps no cycles), in
+ * out's graph and cycles when they have none.  false: none found.
+ */
+extern bool iso_explain_witness(const IsoExplainHost *host, const IsoExplainLog *log,
+								IsoSearchResult *out);
+
 #endif							/* ISOGRAPH_SEARCH_EXPLAIN_H */

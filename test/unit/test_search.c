@@ -881,6 +881,25 @@ explain_needs_transitivity(void)
 		ok(r.edge_choice == NULL && r.cycles.n == 0,
 		   "transitivity, deadline past: no explanation, the result untouched");
 	fake_stop_now = false;
+
+	/* no proof: a witness all the same, the last clause's cycle (3 | 2) */
+	memset(&r, 0, sizeof(r));
+	if (ok(iso_explain_witness(&host, &log, &r) && r.cycles.n == 1 && r.edge_choice == NULL,
+		   "no proof: a witness all the same"))
+	{
+		uint32		good = 0;
+
+		for (i = 0; i < r.cycles.cycles[0].length; i++)
+		{
+			int			l = fake_edge_lit(NULL, &r.graph.edges[r.cycles.cycles[0].edges[i]]);
+
+			good += l == -3 || l == -2;
+		}
+		ok(good == r.cycles.cycles[0].length && good >= 2,
+		   "no proof: the witness is the cycle of C before A and B (%u of %u edges)", good,
+		   r.cycles.cycles[0].length);
+	}
+	iso_search_result_free(&r);
 	iso_explain_log_free(&log);
 }
 
