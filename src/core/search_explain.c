@@ -13,6 +13,7 @@
 #include "search_explain.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* the log's most literals (4 bytes each); past it no explanation */
@@ -24,6 +25,8 @@
 /* the case split: most nodes in all, most cycles under one chosen edge */
 #define MAX_NODES			96
 #define MAX_LEAVES_PER_EDGE	8
+/* the split's own time (each cycle builds a graph of the history) */
+#define SPLIT_MAX_SECONDS	5.0
 
 void
 iso_explain_log_init(IsoExplainLog *log)
@@ -101,6 +104,7 @@ typedef struct Ex
 	uint32		n_nodes;
 	uint32		cap_nodes;
 	uint32		leaves;			/* under the chosen edge being explained */
+	double		split_deadline;
 	bool		cut;
 } Ex;
 
@@ -146,6 +150,23 @@ static inline bool
 clause_is_fixed(const Ex *x, uint32 c)
 {
 	return clause_len(x, c) == 1 && x->host->var_forced[lit_var(clause_lits(x, c)[0])] != 0;
+}
+
+typedef struct ByLen
+{
+	uint32		len;
+	uint32		id;
+} ByLen;
+
+static int
+cmp_by_len(const void *a, const void *b)
+{
+	const ByLen *x = (const ByLen *) a;
+	const ByLen *y = (const ByLen *) b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /*
@@ -219,14 +240,19 @@ find_core(Ex *x, IsoSearchResult *out)
 			order[n_order++] = i;
 		}
 	out->core_found = n_order;
-	/* longest first (insertion sort: the core is small, or time runs out) */
-	for (i = 1; i < n_order; i++)
+	/* longest first, then in the log's order */
 	{
-		uint32		c = order[i];
+		ByLen	   *by = iso_alloc(sizeof(ByLen) * Max(n_order, 1));
 
-		for (k = i; k > 0 && clause_len(x, order[k - 1]) < clause_len(x, c); k--)
-			order[k] = order[k - 1];
-		order[k] = c;
+		for (i = 0; i < n_order; i++)
+		{
+			by[i].len = clause_len(x, order[i]);
+			by[i].id = order[i];
+		}
+		qsort(by, n_order, sizeof(ByLen), cmp_by_len);
+		for (i = 0; i < n_order; i++)
+			order[i] = by[i].id;
+		iso_free(by);
 	}
 	out->core_minimal = true;
 	for (k = 0; k < n_order; k++)
@@ -497,7 +523,8 @@ build(Ex *x)
 			iso_free(cy.edges);
 		return node;
 	}
-	if (x->n_nodes + 3 > MAX_NODES || x->leaves + 2 > MAX_LEAVES_PER_EDGE)
+	if (x->n_nodes + 3 > MAX_NODES || x->leaves + 2 > MAX_LEAVES_PER_EDGE ||
+		now_seconds() > x->split_deadline)
 		return new_node(x, ISO_CHOICE_CUT);
 	v = lit_var(split_lit);
 	node = new_node(x, ISO_CHOICE_SPLIT);
@@ -600,6 +627,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	memset(x.core_cycle, 0xff, sizeof(uint32) * x.n_core);
 	x.assign = iso_alloc0(sizeof(int8) * (host->n_vars + 1));
 	x.trail = iso_alloc(sizeof(int) * (host->n_vars + 1));
+	x.split_deadline = now_seconds() + SPLIT_MAX_SECONDS;
 	iso_edgebuf_init(&x.edges, 64);
 
 	/*
