@@ -21,7 +21,9 @@
  *	   the chosen graph, look for forbidden cycles with the level's cycle
  *	   search (cycle.c); none: the level holds with that version order; else
  *	   add a clause forbidding each cycle's choices and solve again.
- *	   Unsatisfiable: every version order violates the level.
+ *	   Unsatisfiable: every version order violates the level; the proof,
+ *	   a core of those clauses, becomes the witness and a case split over
+ *	   its cycles (search_explain.h).
  *
  * Sound and complete for the level's forbidden cycles: a cycle is only
  * blocked with the choices that make it, and the loop ends because each
