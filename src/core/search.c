@@ -990,6 +990,15 @@ explain_edge_lit(void *arg, const IsoEdge *e)
 	return l != 0 && S->var_forced[l < 0 ? -l : l] == 0 ? l : 0;
 }
 
+static bool
+explain_edge_forced(void *arg, const IsoEdge *e)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	int			l = edge_literal(S, e);
+
+	return l != 0 && S->var_forced[l < 0 ? -l : l] != 0;
+}
+
 static void
 explain_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second_op)
 {
@@ -1051,6 +1060,7 @@ explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
 	host.add_hard = explain_add_hard;
 	host.cycle_of = explain_cycle_of;
 	host.edge_lit = explain_edge_lit;
+	host.edge_forced = explain_edge_forced;
 	host.describe = explain_describe;
 	if (iso_explain_unsat(&host, log, out))
 		return true;
@@ -1683,6 +1693,7 @@ iso_search_result_free(IsoSearchResult *r)
 	FREE_IF(r->edge_choice);
 	FREE_IF(r->choice_nodes);
 	FREE_IF(r->proof_edges);
+	FREE_IF(r->proof_forced);
 	FREE_IF(r->proof_start);
 	memset(r, 0, sizeof(*r));
 }

@@ -152,6 +152,7 @@ typedef struct IsoSearchResult
 	IsoChoiceNode *choice_nodes;
 	uint32		n_choice_nodes;
 	IsoEdge    *proof_edges;
+	uint8	   *proof_forced;	/* per proof edge: an order pruning forced */
 	uint32	   *proof_start;
 	uint32		n_proof_cycles;
 	uint32		core_found;		/* blocking clauses in the solver's first core */

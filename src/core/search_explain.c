@@ -92,6 +92,8 @@ typedef struct Ex
 
 	/* proof cycles: edges, and the open literals each uses */
 	IsoEdgeBuf	edges;
+	uint8	   *eforced;		/* per edge: forced by pruning */
+	uint64		cap_eforced;
 	uint32	   *pstart;
 	uint32		n_cycles;
 	uint32		cap_cycles;
@@ -334,6 +336,14 @@ add_proof_cycle(Ex *x, const IsoGraph *g, const IsoCycle *c)
 
 		iso_edgebuf_add(&x->edges, e->from, e->to, (IsoEdgeType) e->type, e->key,
 						e->from_op, e->to_op);
+		if (x->edges.n > x->cap_eforced)
+		{
+			x->cap_eforced = Max(x->cap_eforced * 2, 64);
+			x->eforced = x->eforced ? iso_realloc(x->eforced, x->cap_eforced) :
+				iso_alloc(x->cap_eforced);
+		}
+		x->eforced[x->edges.n - 1] = x->host->edge_forced != NULL &&
+			x->host->edge_forced(x->host->arg, e);
 		if (l == 0)
 			continue;
 		for (j = x->clit_start[x->n_cycles]; j < x->n_clits; j++)
@@ -585,6 +595,8 @@ ex_free(Ex *x)
 		iso_free(x->trail);
 	if (x->edges.edges)
 		iso_free(x->edges.edges);
+	if (x->eforced)
+		iso_free(x->eforced);
 	if (x->pstart)
 		iso_free(x->pstart);
 	if (x->clits)
@@ -747,6 +759,8 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	x.nodes = NULL;
 	out->proof_edges = x.edges.edges;
 	x.edges.edges = NULL;
+	out->proof_forced = x.eforced;
+	x.eforced = NULL;
 	out->proof_start = x.pstart;
 	x.pstart = NULL;
 	out->n_proof_cycles = x.n_cycles;

@@ -65,6 +65,8 @@ typedef struct IsoExplainHost
 							 IsoCycle *c);
 	/* the open literal an edge of such a graph stands for, 0 if none */
 	int			(*edge_lit) (void *arg, const IsoEdge *e);
+	/* whether such an edge is an order pruning forced (NULL: none is) */
+	bool		(*edge_forced) (void *arg, const IsoEdge *e);
 	/* literal lit: "first_op's version of key precedes second_op's" */
 	void		(*describe) (void *arg, int lit, uint32 *key, int32 *first_op,
 							 int32 *second_op);

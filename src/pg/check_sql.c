@@ -100,9 +100,14 @@ text_array(char **v, int n)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-/* "T1 -ww x-> T2 -rw y-> T1": a cycle a forced edge's other order closes */
+/*
+ * "T1 -ww x-> T2 -rw y-> T1": a cycle a forced edge's other order closes,
+ * or a cycle of the solver's proof (forced: per edge, an order pruning
+ * forced, written "-ww x (forced)->"; NULL: none)
+ */
 static void
-append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n, StringInfo out)
+append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n,
+					const uint8 *forced, StringInfo out)
 {
 	uint32		i;
 
@@ -123,8 +128,8 @@ append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n, Strin
 		}
 		if (i == 0 || edges[i - 1].to < build->inf.n_vertices)
 			appendStringInfo(out, "T%lld ", (long long) iso_vertex_txn_id(build, e->from));
-		appendStringInfo(out, "-%s%s%s-> ", iso_edge_type_name(e->type), key ? " " : "",
-						 key ? key : "");
+		appendStringInfo(out, "-%s%s%s%s-> ", iso_edge_type_name(e->type), key ? " " : "",
+						 key ? key : "", forced != NULL && forced[i] ? " (forced)" : "");
 	}
 	if (n > 0)
 		appendStringInfo(out, "T%lld", (long long) iso_vertex_txn_id(build, edges[0].from));
@@ -142,7 +147,8 @@ static void
 append_proof_leaf(const IsoBuild *build, const IsoSearchResult *sr, uint32 i, StringInfo out)
 {
 	append_reason_cycle(build, sr->proof_edges + sr->proof_start[i],
-						sr->proof_start[i + 1] - sr->proof_start[i], out);
+						sr->proof_start[i + 1] - sr->proof_start[i],
+						sr->proof_forced ? sr->proof_forced + sr->proof_start[i] : NULL, out);
 	appendStringInfoString(out, " would be a cycle");
 }
 
@@ -250,7 +256,7 @@ explain_search_edge(const IsoBuild *build, const IsoGraph *g, const IsoSearchRes
 			{
 				appendStringInfoString(out, ", otherwise ");
 				append_reason_cycle(build, sr->reason_edges + sr->edge_reason[idx],
-									sr->reason_len[sr->edge_reason[idx]], out);
+									sr->reason_len[sr->edge_reason[idx]], NULL, out);
 				appendStringInfoString(out, " would be a cycle");
 			}
 			appendStringInfoChar(out, ']');

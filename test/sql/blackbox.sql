@@ -82,6 +82,23 @@ $$) AS joint \gset
 SELECT level, holds, violations, method, search_constraints, search_constraints_pruned,
        search_solver_calls > 1 AS solver FROM iso_levels(:joint) WHERE level IN ('psi', 'si', 'ser');
 SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('si', :joint);
+-- The same with T1's link to T6 and T7 through an order pruning forces:
+-- T8 writes e 2 and b 1, T9 reads e 2 and T1's g; e 2 before T1's e 1
+-- would close T9 -rw e-> T1 -wr g-> T9.  The witness's edge T1 -ww e-> T8
+-- says so; the proof's other cycles mark it "(forced)".
+SELECT iso_load_jepsen('bb-joint-forced', $$
+{:type :ok, :value [[:w :x 1] [:w :a 1]], :process 1}
+{:type :ok, :value [[:w :x 2] [:w :e 1] [:w :g 1]], :process 2}
+{:type :ok, :value [[:w :y 1] [:w :c 1]], :process 3}
+{:type :ok, :value [[:w :y 2] [:w :d 1]], :process 4}
+{:type :ok, :value [[:r :x 1] [:r :c 1] [:r :d 1]], :process 5}
+{:type :ok, :value [[:r :x 2] [:r :c 1] [:r :d 1]], :process 6}
+{:type :ok, :value [[:r :y 1] [:r :a 1] [:r :b 1]], :process 7}
+{:type :ok, :value [[:r :y 2] [:r :a 1] [:r :b 1]], :process 8}
+{:type :ok, :value [[:w :e 2] [:w :b 1]], :process 9}
+{:type :ok, :value [[:r :e 2] [:r :g 1]], :process 10}
+$$) AS jforced \gset
+SELECT anomaly, cycle, edge_types, keys, explanation FROM iso_check('si', :jforced);
 -- The same ring with five keys: 32 orders, each closing its own cycle; the
 -- case split under the witness's first chosen edge needs 16 of them, more
 -- than isograph shows: the text says where it is cut.
