@@ -1018,8 +1018,9 @@ static void add_transitivity(IsoSearchState *S, IsoSat *sat);
 /*
  * What the explanation's solver takes as given: the transitivity of the
  * keys whose variables the blocking clauses use (on a copy of the state
- * that has only those keys' slots).  The forced orders are not variables
- * of any clause (blocking and transitivity clauses leave them out).
+ * that has only those keys' slots), and the forced orders among those
+ * variables (none today: blocking and transitivity clauses leave forced
+ * ones out; the explanation's solver numbers only the variables it sees).
  */
 static void
 explain_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
@@ -1032,7 +1033,15 @@ explain_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
 
 	for (v = 1; v <= S->n_vars; v++)
 		if (var_used[v])
+		{
 			slot_used[S->var_slot[v]] = 1;
+			if (S->var_forced[v] != 0)
+			{
+				int			l = S->var_forced[v] > 0 ? (int) v : -(int) v;
+
+				iso_sat_clause(sat, &l, 1);
+			}
+		}
 	T.slots = iso_alloc(sizeof(Slot) * Max(S->n_slots, 1));
 	T.n_slots = 0;
 	for (s = 0; s < S->n_slots; s++)
