@@ -15,7 +15,33 @@ struct IsoSat
 	CCaDiCaL   *solver;			/* NULL once released */
 	bool		(*stop) (void *);
 	void	   *arg;
+	void		(*on_clause) (void *, const int *, uint32);
+	void	   *on_clause_arg;
+	int		   *map;			/* iso_sat_compact: variable -> solver's, 0 new */
+	uint32		map_n;
+	int			map_next;
 };
+
+/* The solver's literal of lit (numbering a new variable when asked). */
+static int
+map_lit(IsoSat *sat, int lit, bool add)
+{
+	uint32		v = (uint32) (lit < 0 ? -lit : lit);
+	int			m;
+
+	if (sat->map == NULL)
+		return lit;
+	if (v > sat->map_n)
+		iso_host_internal_error("SAT variable out of range");
+	m = sat->map[v];
+	if (m == 0)
+	{
+		if (!add)
+			return 0;
+		m = sat->map[v] = ++sat->map_next;
+	}
+	return lit < 0 ? -m : m;
+}
 
 static int
 terminate_cb(void *state)
@@ -58,6 +84,9 @@ iso_sat_free(IsoSat *sat)
 	if (sat->solver != NULL)
 		ccadical_release(sat->solver);
 	sat->solver = NULL;
+	if (sat->map != NULL)
+		iso_free(sat->map);
+	sat->map = NULL;
 #ifdef ISOGRAPH_STANDALONE
 	iso_free(sat);
 #endif
@@ -70,8 +99,39 @@ iso_sat_clause(IsoSat *sat, const int *lits, uint32 n)
 	uint32		i;
 
 	for (i = 0; i < n; i++)
-		ccadical_add(sat->solver, lits[i]);
+		ccadical_add(sat->solver, map_lit(sat, lits[i], true));
 	ccadical_add(sat->solver, 0);
+	if (sat->on_clause != NULL)
+		sat->on_clause(sat->on_clause_arg, lits, n);
+}
+
+void
+iso_sat_on_clause(IsoSat *sat, void (*fn) (void *, const int *, uint32), void *arg)
+{
+	sat->on_clause = fn;
+	sat->on_clause_arg = arg;
+}
+
+void
+iso_sat_compact(IsoSat *sat, uint32 max_var)
+{
+	sat->map = iso_alloc0(sizeof(int) * ((Size) max_var + 1));
+	sat->map_n = max_var;
+	sat->map_next = 0;
+}
+
+void
+iso_sat_assume(IsoSat *sat, int lit)
+{
+	ccadical_assume(sat->solver, map_lit(sat, lit, true));
+}
+
+bool
+iso_sat_failed(IsoSat *sat, int lit)
+{
+	int			m = map_lit(sat, lit, false);
+
+	return m != 0 && ccadical_failed(sat->solver, m) != 0;
 }
 
 IsoSatResult
@@ -85,7 +145,9 @@ iso_sat_solve(IsoSat *sat)
 bool
 iso_sat_true(IsoSat *sat, int var)
 {
-	return ccadical_val(sat->solver, var) > 0;
+	int			m = map_lit(sat, var, false);
+
+	return m != 0 && ccadical_val(sat->solver, m) > 0;
 }
 
 const char *

@@ -10,6 +10,7 @@
 #include "levels.h"
 #include "sat.h"
 #include "search.h"
+#include "search_explain.h"
 
 #include <time.h>
 
@@ -944,6 +945,138 @@ mark_origins(IsoSearchState *S, IsoSearchResult *out)
 		}
 }
 
+/*
+ * The explanation's view of the search (search_explain.h): a forbidden
+ * cycle of the known and forced edges plus the sides of some literals, an
+ * edge's open literal, and what a literal says.
+ */
+static bool
+explain_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	IsoEdgeBuf	extra;
+	IsoCycleList cl;
+	uint32		i,
+				best = 0;
+
+	iso_edgebuf_init(&extra, 16);
+	for (i = 0; i < n; i++)
+		emit_side(S, &extra, (uint32) (lits[i] < 0 ? -lits[i] : lits[i]), lits[i] > 0);
+	memset(g, 0, sizeof(*g));
+	finish_graph(S, &extra, g);
+	iso_free(extra.edges);
+	memset(&cl, 0, sizeof(cl));
+	if (!iso_find_cycles(g, S->level, 1, &cl) || cl.n == 0)
+	{
+		iso_cycle_list_free(&cl);
+		free_graph(g);
+		return false;
+	}
+	for (i = 1; i < cl.n; i++)
+		if (cl.cycles[i].length < cl.cycles[best].length)
+			best = i;
+	*c = cl.cycles[best];
+	cl.cycles[best].edges = NULL;
+	iso_cycle_list_free(&cl);
+	return true;
+}
+
+static int
+explain_edge_lit(void *arg, const IsoEdge *e)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	int			l = edge_literal(S, e);
+
+	return l != 0 && S->var_forced[l < 0 ? -l : l] == 0 ? l : 0;
+}
+
+static bool
+explain_edge_forced(void *arg, const IsoEdge *e)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	int			l = edge_literal(S, e);
+
+	return l != 0 && S->var_forced[l < 0 ? -l : l] != 0;
+}
+
+static void
+explain_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second_op)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	uint32		v = (uint32) (lit < 0 ? -lit : lit);
+	const Slot *sl = &S->slots[S->var_slot[v]];
+	uint32		a = lit > 0 ? S->var_a[v] : S->var_b[v];
+	uint32		b = lit > 0 ? S->var_b[v] : S->var_a[v];
+
+	*key = sl->key;
+	*first_op = (int32) sl->ver_op[a - 1];
+	*second_op = (int32) sl->ver_op[b - 1];
+}
+
+static void add_transitivity(IsoSearchState *S, IsoSat *sat);
+
+/*
+ * What the explanation's solver takes as given: the transitivity of the
+ * keys whose variables the blocking clauses use (on a copy of the state
+ * that has only those keys' slots), and the forced orders among those
+ * variables (none today: blocking and transitivity clauses leave forced
+ * ones out; the explanation's solver numbers only the variables it sees).
+ */
+static void
+explain_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
+{
+	IsoSearchState *S = (IsoSearchState *) arg;
+	IsoSearchState T = *S;
+	uint8	   *slot_used = iso_alloc0(Max(S->n_slots, 1));
+	uint32		v,
+				s;
+
+	for (v = 1; v <= S->n_vars; v++)
+		if (var_used[v])
+		{
+			slot_used[S->var_slot[v]] = 1;
+			if (S->var_forced[v] != 0)
+			{
+				int			l = S->var_forced[v] > 0 ? (int) v : -(int) v;
+
+				iso_sat_clause(sat, &l, 1);
+			}
+		}
+	T.slots = iso_alloc(sizeof(Slot) * Max(S->n_slots, 1));
+	T.n_slots = 0;
+	for (s = 0; s < S->n_slots; s++)
+		if (slot_used[s])
+			T.slots[T.n_slots++] = S->slots[s];
+	add_transitivity(&T, sat);
+	iso_free(T.slots);
+	iso_free(slot_used);
+}
+
+/*
+ * The solver's proof of a violation as a witness and a case split; else
+ * (false) at least a witness: the last round's cycles, or when that round
+ * only scanned, a logged clause's cycle.
+ */
+static bool
+explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
+{
+	IsoExplainHost host;
+
+	host.arg = S;
+	host.n_vars = S->n_vars;
+	host.var_forced = S->var_forced;
+	host.stop = should_stop;
+	host.add_hard = explain_add_hard;
+	host.cycle_of = explain_cycle_of;
+	host.edge_lit = explain_edge_lit;
+	host.edge_forced = explain_edge_forced;
+	host.describe = explain_describe;
+	if (iso_explain_unsat(&host, log, out))
+		return true;
+	iso_explain_witness(&host, log, out);
+	return false;
+}
+
 /* The satisfying version order of each open key: versions by predecessors. */
 static void
 record_order(IsoSearchState *S, IsoSearchResult *out)
@@ -1326,6 +1459,9 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	uint32		cap_lits = 0;
 	IsoSearchVerdict verdict = ISO_SEARCH_UNDECIDED;
 	uint32		v;
+	IsoExplainLog elog;
+
+	iso_explain_log_init(&elog);
 
 	/* every constraint gets a variable; forced ones are fixed */
 	for (v = 1; v <= S->n_vars; v++)
@@ -1336,6 +1472,8 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 			iso_sat_clause(sat, &l, 1);
 		}
 	add_transitivity(S, sat);
+	/* the blocking clauses, to explain an unsatisfiable end (search_explain.c) */
+	iso_sat_on_clause(sat, iso_explain_log_clause, &elog);
 	S->model = iso_alloc0(S->n_vars + 1);
 	for (;;)
 	{
@@ -1417,10 +1555,17 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 			out->stats.clauses++;
 		}
 	}
+	/* the loop's solver goes before the explanation's comes (memory) */
+	iso_sat_free(sat);
 	if (verdict == ISO_SEARCH_VIOLATED)
 	{
-		/* at most max_witnesses per kind of the last round's cycles */
-		if (out->cycles.n > S->opt->max_witnesses)
+		/*
+		 * One witness and a case split over a core of the clauses that
+		 * proves every other order closes a cycle too; failing that (time,
+		 * size), at most max_witnesses of the last round's cycles, or a
+		 * blocking clause's cycle when that round kept none.
+		 */
+		if (!explain_unsat(S, &elog, out) && out->cycles.n > S->opt->max_witnesses)
 		{
 			uint32		i;
 
@@ -1437,7 +1582,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	}
 	if (lits)
 		iso_free(lits);
-	iso_sat_free(sat);
+	iso_explain_log_free(&elog);
 	return verdict;
 }
 
@@ -1554,6 +1699,11 @@ iso_search_result_free(IsoSearchResult *r)
 	FREE_IF(r->reason_edges);
 	FREE_IF(r->reason_len);
 	FREE_IF(r->order_op);
+	FREE_IF(r->edge_choice);
+	FREE_IF(r->choice_nodes);
+	FREE_IF(r->proof_edges);
+	FREE_IF(r->proof_forced);
+	FREE_IF(r->proof_start);
 	memset(r, 0, sizeof(*r));
 }
 

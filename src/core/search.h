@@ -21,7 +21,9 @@
  *	   the chosen graph, look for forbidden cycles with the level's cycle
  *	   search (cycle.c); none: the level holds with that version order; else
  *	   add a clause forbidding each cycle's choices and solve again.
- *	   Unsatisfiable: every version order violates the level.
+ *	   Unsatisfiable: every version order violates the level; the proof,
+ *	   a core of those clauses, becomes the witness and a case split over
+ *	   its cycles (search_explain.h).
  *
  * Sound and complete for the level's forbidden cycles: a cycle is only
  * blocked with the choices that make it, and the loop ends because each
@@ -90,6 +92,36 @@ typedef enum IsoSearchEdgeOrigin
 
 typedef struct IsoSearchState IsoSearchState;
 
+/*
+ * A violation the solver proved (every version order closes a forbidden
+ * cycle) is explained by a case split over a small unsatisfiable core of
+ * its blocking clauses (search_explain.c): each node is
+ *  - IF: "if first's version of key precedes second's, then child[0]"
+ *	  (the other order of a chosen edge of the witness);
+ *  - SPLIT: "if first's precedes second's: child[0]; if not: child[1]";
+ *  - LEAF: the choices so far close core cycle cycle;
+ *  - CUT: the split goes on but is not shown (a size cap).
+ */
+typedef enum IsoChoiceKind
+{
+	ISO_CHOICE_IF = 0,
+	ISO_CHOICE_SPLIT,
+	ISO_CHOICE_LEAF,
+	ISO_CHOICE_CUT
+} IsoChoiceKind;
+
+typedef struct IsoChoiceNode
+{
+	uint8		kind;			/* IsoChoiceKind */
+	bool		uses_earlier;	/* IF: the subtree also relies on the witness's
+								 * chosen edges before this one */
+	uint32		key;
+	int32		first_op;		/* IF, SPLIT: "first_op's version of key */
+	int32		second_op;		/* precedes second_op's" (write ops) */
+	uint32		child[2];
+	uint32		cycle;			/* LEAF: index of a proof cycle */
+} IsoChoiceNode;
+
 typedef struct IsoSearchResult
 {
 	IsoSearchVerdict verdict;
@@ -108,6 +140,26 @@ typedef struct IsoSearchResult
 	/* holds: each open key's versions in a satisfying order: write ops
 	 * order_op[u->ver_start[s] ..] for open key slot s */
 	uint32	   *order_op;
+
+	/*
+	 * violated by the solver, when explained (else edge_choice is NULL and
+	 * the witnesses are the last round's): per graph edge ISO_NONE or the
+	 * IF node of its other order; the case split's nodes; its cycles (the
+	 * witness's is cycle 0), cycle i being proof_edges[proof_start[i] ..
+	 * proof_start[i + 1]).
+	 */
+	uint32	   *edge_choice;
+	IsoChoiceNode *choice_nodes;
+	uint32		n_choice_nodes;
+	IsoEdge    *proof_edges;
+	uint8	   *proof_forced;	/* per proof edge: an order pruning forced */
+	uint32	   *proof_start;
+	uint32		n_proof_cycles;
+	uint32		core_found;		/* blocking clauses in the solver's first core */
+	uint32		core_size;		/* after shrinking it by deletion */
+	bool		core_minimal;	/* every clause of it was tried (no time out) */
+	bool		proof_cut;		/* the case split has CUT nodes */
+	double		explain_seconds;	/* the core and the split took (stats.seconds has it) */
 } IsoSearchResult;
 
 /* Whether the search can change a level's verdict (pl-2.99 and above). */

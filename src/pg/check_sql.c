@@ -100,9 +100,14 @@ text_array(char **v, int n)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-/* "T1 -ww x-> T2 -rw y-> T1": a cycle a forced edge's other order closes */
+/*
+ * "T1 -ww x-> T2 -rw y-> T1": a cycle a forced edge's other order closes,
+ * or a cycle of the solver's proof (forced: per edge, an order pruning
+ * forced, written "-ww x (forced)->"; NULL: none)
+ */
 static void
-append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n, StringInfo out)
+append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n,
+					const uint8 *forced, StringInfo out)
 {
 	uint32		i;
 
@@ -123,11 +128,96 @@ append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n, Strin
 		}
 		if (i == 0 || edges[i - 1].to < build->inf.n_vertices)
 			appendStringInfo(out, "T%lld ", (long long) iso_vertex_txn_id(build, e->from));
-		appendStringInfo(out, "-%s%s%s-> ", iso_edge_type_name(e->type), key ? " " : "",
-						 key ? key : "");
+		appendStringInfo(out, "-%s%s%s%s-> ", iso_edge_type_name(e->type), key ? " " : "",
+						 key ? key : "", forced != NULL && forced[i] ? " (forced)" : "");
 	}
 	if (n > 0)
 		appendStringInfo(out, "T%lld", (long long) iso_vertex_txn_id(build, edges[0].from));
+}
+
+/* the transaction of write op op, as iso_check names it */
+static long long
+op_txn_id(const IsoBuild *build, int32 op)
+{
+	return (long long) build->history.txns[build->history.ops[op].txn].txn_id;
+}
+
+/* "T1 -ww :x-> T2 -rw :y-> T1 would be a cycle": proof cycle i */
+static void
+append_proof_leaf(const IsoBuild *build, const IsoSearchResult *sr, uint32 i, StringInfo out)
+{
+	append_reason_cycle(build, sr->proof_edges + sr->proof_start[i],
+						sr->proof_start[i + 1] - sr->proof_start[i],
+						sr->proof_forced ? sr->proof_forced + sr->proof_start[i] : NULL, out);
+	appendStringInfoString(out, " would be a cycle");
+}
+
+/*
+ * A node of the solver's case split (search.h, IsoChoiceNode): each branch
+ * ends in a cycle its choices close.  A split one of whose sides closes a
+ * cycle at once reads as a forced order; a split of two open sides as
+ * "either ... or ...", in parentheses when nested.
+ */
+static void
+append_choice(const IsoBuild *build, const IsoSearchResult *sr, uint32 n, bool nested,
+			  StringInfo out)
+{
+	const IsoChoiceNode *nd;
+	const IsoChoiceNode *c0,
+			   *c1;
+	char	   *key;
+
+	if (n == ISO_NONE || n >= sr->n_choice_nodes)
+	{
+		appendStringInfoString(out, "...");
+		return;
+	}
+	nd = &sr->choice_nodes[n];
+	switch ((IsoChoiceKind) nd->kind)
+	{
+		case ISO_CHOICE_LEAF:
+			append_proof_leaf(build, sr, nd->cycle, out);
+			return;
+		case ISO_CHOICE_CUT:
+			appendStringInfoString(out, "... (the case split goes on; isograph shows a bounded part of it)");
+			return;
+		case ISO_CHOICE_IF:
+			append_choice(build, sr, nd->child[0], nested, out);
+			return;
+		case ISO_CHOICE_SPLIT:
+			break;
+	}
+	key = iso_key_text(build, nd->key);
+	c0 = nd->child[0] < sr->n_choice_nodes ? &sr->choice_nodes[nd->child[0]] : NULL;
+	c1 = nd->child[1] < sr->n_choice_nodes ? &sr->choice_nodes[nd->child[1]] : NULL;
+	if (c0 && c0->kind == ISO_CHOICE_LEAF && !(c1 && c1->kind == ISO_CHOICE_LEAF))
+	{
+		appendStringInfo(out, "T%lld's write of %s must precede T%lld's (otherwise ",
+						 op_txn_id(build, nd->second_op), key, op_txn_id(build, nd->first_op));
+		append_proof_leaf(build, sr, c0->cycle, out);
+		appendStringInfoString(out, "), and then ");
+		append_choice(build, sr, nd->child[1], nested, out);
+	}
+	else if (c1 && c1->kind == ISO_CHOICE_LEAF && !(c0 && c0->kind == ISO_CHOICE_LEAF))
+	{
+		appendStringInfo(out, "T%lld's write of %s must precede T%lld's (otherwise ",
+						 op_txn_id(build, nd->first_op), key, op_txn_id(build, nd->second_op));
+		append_proof_leaf(build, sr, c1->cycle, out);
+		appendStringInfoString(out, "), and then ");
+		append_choice(build, sr, nd->child[0], nested, out);
+	}
+	else
+	{
+		if (nested)
+			appendStringInfoChar(out, '(');
+		appendStringInfo(out, "either T%lld's write of %s precedes T%lld's and ",
+						 op_txn_id(build, nd->first_op), key, op_txn_id(build, nd->second_op));
+		append_choice(build, sr, nd->child[0], true, out);
+		appendStringInfoString(out, ", or it follows it and ");
+		append_choice(build, sr, nd->child[1], true, out);
+		if (nested)
+			appendStringInfoChar(out, ')');
+	}
 }
 
 /*
@@ -166,9 +256,24 @@ explain_search_edge(const IsoBuild *build, const IsoGraph *g, const IsoSearchRes
 			{
 				appendStringInfoString(out, ", otherwise ");
 				append_reason_cycle(build, sr->reason_edges + sr->edge_reason[idx],
-									sr->reason_len[sr->edge_reason[idx]], out);
+									sr->reason_len[sr->edge_reason[idx]], NULL, out);
 				appendStringInfoString(out, " would be a cycle");
 			}
+			appendStringInfoChar(out, ']');
+		}
+		else if (sr->edge_origin[idx] == ISO_ORIGIN_CHOSEN && sr->edge_choice != NULL &&
+				 sr->edge_choice[idx] < sr->n_choice_nodes)
+		{
+			const IsoChoiceNode *nd = &sr->choice_nodes[sr->edge_choice[idx]];
+
+			/* the other order, and the cycle(s) it closes */
+			appendStringInfo(out, " [choice: if instead T%lld's write of %s precedes T%lld's",
+							 op_txn_id(build, nd->first_op), iso_key_text(build, nd->key),
+							 op_txn_id(build, nd->second_op));
+			if (nd->uses_earlier)
+				appendStringInfoString(out, " (and the chosen edges before it as in this cycle)");
+			appendStringInfoString(out, ", then ");
+			append_choice(build, sr, nd->child[0], false, out);
 			appendStringInfoChar(out, ']');
 		}
 		else if (sr->edge_origin[idx] == ISO_ORIGIN_CHOSEN)

@@ -15,6 +15,7 @@
 #include "infer.h"
 #include "levels.h"
 #include "search.h"
+#include "search_explain.h"
 
 #include <stdlib.h>
 
@@ -305,6 +306,660 @@ hand_made(void)
 		   "{:type :ok, :value [[:r :x 1]], :process 3, :index 3}\n"
 		   "{:type :ok, :value [[:r :x 2]], :process 4, :index 4}\n",
 		   "hhhhhhhhh", NULL, NULL);
+}
+
+/*
+ * Proofs of violations the solver found (search_explain.c).  A "ring" of k
+ * open keys x0..x(k-1): each has versions 1 and 2 (writers W(i,1),
+ * W(i,2)) and a reader of each (R(i,1), R(i,2)); each writer of x(i) also
+ * writes a key a(i,v) that both readers of x(i+1) read.  So the known
+ * graph is W(i,*) -wr-> R(i+1,*), and an order of x(i) adds the rw edge
+ * from the earlier version's reader to the later version's writer: every
+ * one of the 2^k orders closes R(0) -rw-> W(0) -wr-> R(1) -rw-> W(1) ...
+ * (k rw edges, none adjacent: si and ser violated; psi holds), and no
+ * order of fewer keys does (each cycle needs a rw edge of every key), so
+ * pruning forces nothing and the core is all 2^k blocking clauses.
+ */
+static char *
+ring_history(uint32 k)
+{
+	char	   *buf = iso_alloc(4096 + k * 512);
+	size_t		len = 0;
+	uint32		i,
+				v,
+				t = 0;
+
+	for (i = 0; i < k; i++)
+		for (v = 1; v <= 2; v++)
+		{
+			len += sprintf(buf + len, "{:type :ok, :value [[:w :x%u %u] [:w :a%u-%u 1]], :process %u, :index %u}\n",
+						   i, v, i, v, t + 1, t + 1);
+			t++;
+		}
+	for (i = 0; i < k; i++)
+	{
+		uint32		p = (i + k - 1) % k;
+
+		for (v = 1; v <= 2; v++)
+		{
+			len += sprintf(buf + len, "{:type :ok, :value [[:r :x%u %u] [:r :a%u-1 1] [:r :a%u-2 1]], :process %u, :index %u}\n",
+						   i, v, p, p, t + 1, t + 1);
+			t++;
+		}
+	}
+	return buf;
+}
+
+/* The open key slot of key id, or ISO_NONE. */
+static uint32
+open_slot(const Checked *c, uint32 key)
+{
+	uint32		s;
+
+	for (s = 0; s < c->inf.unknown.n_keys; s++)
+		if (c->inf.unknown.key[s] == key)
+			return s;
+	return ISO_NONE;
+}
+
+/*
+ * The order an edge of a proof cycle needs: ww and rw edges of an open key
+ * need version *before before *after (write ops); false for other edges
+ * (known ones, and rw from a read of nil, which precedes every version).
+ */
+static bool
+edge_needs(const Checked *c, const IsoEdge *e, uint32 *before, uint32 *after)
+{
+	const IsoRegUnknown *u = &c->inf.unknown;
+	uint32		s,
+				i;
+
+	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->from_op < 0 || e->to_op < 0 ||
+		(s = open_slot(c, e->key)) == ISO_NONE)
+		return false;
+	*after = (uint32) e->to_op;
+	if (e->type == ISO_EDGE_WW)
+	{
+		*before = (uint32) e->from_op;
+		return true;
+	}
+	for (i = u->rd_start[s]; i < u->rd_start[s + 1]; i++)
+		if (u->rd_op[i] == (uint32) e->from_op)
+		{
+			if (u->rd_ver[i] == 0)
+				return false;
+			*before = u->ver_op[u->ver_start[s] + u->rd_ver[i] - 1];
+			return true;
+		}
+	*before = ISO_NONE;			/* not a reader of the key: never present */
+	return true;
+}
+
+/* Proof cycle i: edges chained, and a cycle the level forbids on its own. */
+static bool
+proof_cycle_real(const Checked *c, const IsoSearchResult *r, IsoLevel level, uint32 i)
+{
+	uint32		a = r->proof_start[i],
+				b = r->proof_start[i + 1],
+				j;
+	IsoEdgeBuf	buf;
+	IsoGraph	g;
+	IsoCycleList cl;
+	bool		found;
+
+	if (b <= a)
+		return false;
+	for (j = a; j < b; j++)
+		if (r->proof_edges[j].to != r->proof_edges[j + 1 < b ? j + 1 : a].from)
+			return false;
+	iso_edgebuf_init(&buf, b - a + 1);
+	for (j = a; j < b; j++)
+		iso_edgebuf_add(&buf, r->proof_edges[j].from, r->proof_edges[j].to,
+						(IsoEdgeType) r->proof_edges[j].type, r->proof_edges[j].key,
+						r->proof_edges[j].from_op, r->proof_edges[j].to_op);
+	memset(&g, 0, sizeof(g));
+	iso_graph_finish(&g, c->inf.graph.n_vertices, &buf);
+	memset(&cl, 0, sizeof(cl));
+	found = iso_find_cycles(&g, level, 1, &cl) && cl.n > 0;
+	iso_cycle_list_free(&cl);
+	iso_free(g.edges);
+	iso_free(g.out_start);
+	return found;
+}
+
+/*
+ * Whether every order proof cycle i needs is among the n orders given
+ * (an order pruning forced, marked so, is given: its reason is pruning's).
+ */
+static bool
+cycle_implied(const Checked *c, const IsoSearchResult *r, uint32 i,
+			  const uint32 *bef, const uint32 *aft, uint32 n)
+{
+	uint32		j,
+				k;
+
+	for (j = r->proof_start[i]; j < r->proof_start[i + 1]; j++)
+	{
+		uint32		x,
+					y;
+		bool		have = false;
+
+		if (!edge_needs(c, &r->proof_edges[j], &x, &y) || r->proof_forced[j])
+			continue;
+		for (k = 0; k < n; k++)
+			have |= bef[k] == x && aft[k] == y;
+		if (!have)
+			return false;
+	}
+	return true;
+}
+
+/* Under the orders so far, each branch below node ends in a cycle they imply. */
+static bool
+tree_sound(const Checked *c, const IsoSearchResult *r, uint32 node, uint32 *bef, uint32 *aft,
+		   uint32 n, uint32 *leaves)
+{
+	const IsoChoiceNode *nd;
+
+	if (node >= r->n_choice_nodes || n >= 60)
+		return false;
+	nd = &r->choice_nodes[node];
+	switch ((IsoChoiceKind) nd->kind)
+	{
+		case ISO_CHOICE_LEAF:
+			(*leaves)++;
+			return nd->cycle < r->n_proof_cycles && cycle_implied(c, r, nd->cycle, bef, aft, n);
+		case ISO_CHOICE_CUT:
+			return true;
+		case ISO_CHOICE_IF:
+			return false;		/* only at the top */
+		case ISO_CHOICE_SPLIT:
+			bef[n] = (uint32) nd->first_op;
+			aft[n] = (uint32) nd->second_op;
+			if (!tree_sound(c, r, nd->child[0], bef, aft, n + 1, leaves))
+				return false;
+			bef[n] = (uint32) nd->second_op;
+			aft[n] = (uint32) nd->first_op;
+			return tree_sound(c, r, nd->child[1], bef, aft, n + 1, leaves);
+	}
+	return false;
+}
+
+/*
+ * The witness's proof: the witness is proof cycle 0 and closes under its
+ * own orders; each chosen edge's IF node, with the other order (and the
+ * witness's earlier chosen edges' orders when it says it uses them), ends
+ * every branch in a proof cycle those orders imply; every proof cycle is a
+ * real forbidden cycle; and (enumerate: open keys of two versions, the
+ * split not cut) every version order of the open keys contains one of the
+ * proof cycles.  Returns the IF nodes seen.
+ */
+static uint32
+check_proof(const Checked *c, const IsoSearchResult *r, IsoLevel level, const char *name,
+			bool enumerate)
+{
+	const IsoCycle *w = &r->cycles.cycles[0];
+	uint32		bef[64],
+				aft[64],
+				n_w = 0,
+				ifs = 0,
+				leaves = 0,
+				i,
+				bad_tree = 0,
+				bad_cycles = 0;
+
+	if (!ok(r->edge_choice != NULL && r->cycles.n == 1 && r->n_proof_cycles >= 1,
+			"%s: explained by a proof (one witness, %u proof cycles)", name, r->n_proof_cycles))
+		return 0;
+	for (i = 0; i < r->n_proof_cycles; i++)
+		bad_cycles += !proof_cycle_real(c, r, level, i);
+	ok(bad_cycles == 0, "%s: every proof cycle is a forbidden cycle of real edges (%u bad)", name,
+	   bad_cycles);
+	for (i = 0; i < w->length; i++)
+	{
+		uint64		e = w->edges[i];
+		uint32		x,
+					y;
+
+		if (r->edge_choice[e] != ISO_NONE)
+		{
+			const IsoChoiceNode *nd = &r->choice_nodes[r->edge_choice[e]];
+			uint32		n = 0,
+						j;
+
+			ifs++;
+			if (nd->uses_earlier)
+				for (j = 0; j < n_w; j++, n++)
+				{
+					bef[n] = bef[32 + j];
+					aft[n] = aft[32 + j];
+				}
+			bef[n] = (uint32) nd->first_op;
+			aft[n] = (uint32) nd->second_op;
+			n++;
+			if (nd->kind != ISO_CHOICE_IF ||
+				!edge_needs(c, &r->graph.edges[e], &x, &y) || x != (uint32) nd->second_op ||
+				y != (uint32) nd->first_op ||
+				!tree_sound(c, r, nd->child[0], bef, aft, n, &leaves))
+				bad_tree++;
+		}
+		if (edge_needs(c, &r->graph.edges[e], &x, &y) && n_w < 30)
+		{
+			bef[32 + n_w] = x;
+			aft[32 + n_w] = y;
+			n_w++;
+		}
+	}
+	ok(ifs >= 1 && bad_tree == 0,
+	   "%s: each chosen edge's other order ends every branch in a cycle it implies (%u chosen edges, %u cycles, %u bad)",
+	   name, ifs, leaves, bad_tree);
+	if (enumerate)
+	{
+		/* every version order (the open keys have two versions each) */
+		const IsoRegUnknown *u = &c->inf.unknown;
+		uint32		k = u->n_keys,
+					combo,
+					checked = 0,
+					missed = 0;
+
+		for (combo = 0; combo < (1u << k); combo++)
+		{
+			uint32		s,
+						j,
+						found = 0;
+			bool		against_forced = false;
+
+			for (s = 0; s < k; s++)
+			{
+				uint32		v1 = u->ver_op[u->ver_start[s]],
+							v2 = u->ver_op[u->ver_start[s] + 1];
+
+				bef[s] = (combo >> s) & 1 ? v2 : v1;
+				aft[s] = (combo >> s) & 1 ? v1 : v2;
+			}
+			/* orders against a forced one: pruning's reason covers them */
+			for (j = 0; j < r->proof_start[r->n_proof_cycles]; j++)
+			{
+				uint32		x,
+							y;
+
+				if (r->proof_forced[j] && edge_needs(c, &r->proof_edges[j], &x, &y))
+					for (s = 0; s < k; s++)
+						against_forced |= bef[s] == y && aft[s] == x;
+			}
+			if (against_forced)
+				continue;
+			checked++;
+			for (i = 0; i < r->n_proof_cycles && !found; i++)
+				found = cycle_implied(c, r, i, bef, aft, k);
+			missed += !found;
+		}
+		ok(missed == 0 && checked >= 1,
+		   "%s: each of the %u version orders (of %u; the rest go against a forced order) contains a proof cycle (%u without)",
+		   name, checked, 1u << k, missed);
+	}
+	return ifs;
+}
+
+static void
+explained(void)
+{
+	uint32		k;
+	Checked		c;
+
+	/*
+	 * The ring of two keys with T1's link to T6 and T7 through an order
+	 * pruning forces: T1 writes e 1 and g 1, T8 writes e 2 and b 1 (read by
+	 * T6, T7), T9 reads e 2 and g 1.  e 2 before 1 would close T9 -rw e->
+	 * T1 -wr g-> T9: forced 1 before 2, so T1 -ww e-> T8 -wr b-> T6, T7.
+	 * The proof's cycles through T1 use that forced edge, marked as such.
+	 */
+	memset(&c, 0, sizeof(c));
+	expect("ring with a forced link",
+		   "{:type :ok, :value [[:w :x 1] [:w :a 1]], :process 1, :index 1}\n"
+		   "{:type :ok, :value [[:w :x 2] [:w :e 1] [:w :g 1]], :process 2, :index 2}\n"
+		   "{:type :ok, :value [[:w :y 1] [:w :c 1]], :process 3, :index 3}\n"
+		   "{:type :ok, :value [[:w :y 2] [:w :d 1]], :process 4, :index 4}\n"
+		   "{:type :ok, :value [[:r :x 1] [:r :c 1] [:r :d 1]], :process 5, :index 5}\n"
+		   "{:type :ok, :value [[:r :x 2] [:r :c 1] [:r :d 1]], :process 6, :index 6}\n"
+		   "{:type :ok, :value [[:r :y 1] [:r :a 1] [:r :b 1]], :process 7, :index 7}\n"
+		   "{:type :ok, :value [[:r :y 2] [:r :a 1] [:r :b 1]], :process 8, :index 8}\n"
+		   "{:type :ok, :value [[:w :e 2] [:w :b 1]], :process 9, :index 9}\n"
+		   "{:type :ok, :value [[:r :e 2] [:r :g 1]], :process 10, :index 10}\n",
+		   "hhvhvvvvv", "eesssssss", &c);
+	if (c.d[ISO_LEVEL_SI].searched)
+	{
+		const IsoSearchResult *r = &c.d[ISO_LEVEL_SI].search;
+		uint32		marked = 0,
+					i;
+
+		ok(!r->by_pruning && r->stats.forced == 1 && r->stats.constraints_left == 2 &&
+		   r->stats.solver_calls >= 2,
+		   "ring with a forced link: one order forced, two left to the solver (%u calls)",
+		   r->stats.solver_calls);
+		check_proof(&c, r, ISO_LEVEL_SI, "ring with a forced link", true);
+		for (i = 0; r->proof_forced && i < r->proof_start[r->n_proof_cycles]; i++)
+			marked += r->proof_forced[i] && r->proof_edges[i].type == ISO_EDGE_WW &&
+				c.h.ops[r->proof_edges[i].from_op].txn == 1;
+		ok(marked >= 1, "ring with a forced link: proof cycles mark the forced T1 -ww e-> T8 (%u)",
+		   marked);
+	}
+	checked_free(&c);
+
+	for (k = 2; k <= 5; k++)
+	{
+		char	   *edn = ring_history(k);
+		char		name[64];
+		const IsoSearchResult *r;
+
+		snprintf(name, sizeof(name), "ring of %u keys", k);
+		memset(&c, 0, sizeof(c));
+		/*
+		 * pl-2.99, si and ser violated by the search, psi holds (each
+		 * transaction its own process: the strong-session levels are the
+		 * plain ones; a violation does not imply a weaker level's)
+		 */
+		expect(name, edn, "hhvhvvvvv", "eesssssss", &c);
+		iso_free(edn);
+		if (!c.d[ISO_LEVEL_SI].searched || c.inf.unknown.n_keys != k)
+		{
+			ok(false, "%s: si searched", name);
+			checked_free(&c);
+			continue;
+		}
+		r = &c.d[ISO_LEVEL_SI].search;
+		ok(!r->by_pruning && r->stats.forced == 0 && r->stats.constraints_left == k &&
+		   r->stats.solver_calls >= 2,
+		   "%s: pruning forces nothing (%llu of %llu left), the solver decides (%u calls)", name,
+		   (unsigned long long) r->stats.constraints_left,
+		   (unsigned long long) r->stats.constraints, r->stats.solver_calls);
+		ok(r->core_size == (1u << k) && r->core_minimal,
+		   "%s: the core is the %u blocking clauses (found %u, shrunk to %u)", name, 1u << k,
+		   r->core_found, r->core_size);
+		/* a cut split shows some cycles only: the orders are enumerated when whole */
+		check_proof(&c, r, ISO_LEVEL_SI, name, !r->proof_cut);
+		if (k <= 4)
+			ok(!r->proof_cut && r->n_proof_cycles == (1u << k),
+			   "%s: the case split is whole: %u cycles, one per order", name, r->n_proof_cycles);
+		else
+			ok(r->proof_cut && r->n_proof_cycles < (1u << k),
+			   "%s: the case split is cut (%u of %u cycles shown)", name, r->n_proof_cycles, 1u << k);
+		checked_free(&c);
+	}
+}
+
+/*
+ * The explanation on its own (search_explain.h), with a made-up search: one
+ * key of versions A, B, C (vertices 0, 1, 2; write ops 0, 1, 2), variables
+ * 1 = A<B, 2 = B<C, 3 = A<C; each order adds its ww edge and one edge of a
+ * private pair of vertices, so that the logged clauses "A is not first"
+ * (-1 | -3), "B is not first" (1 | -2), "C is not first" (3 | 2) each stand
+ * for a 2-cycle (P -> Q -> P, ...).  They are satisfied by the cyclic
+ * orders A<B<C<A and A<C<B<A: only with transitivity (add_hard) are they
+ * unsatisfiable, and the split must end those branches in the ww cycle of
+ * A, B, C.
+ */
+typedef struct FakeSide
+{
+	int			lit;
+	uint32		from,
+				to;				/* the ww edge */
+	uint32		pfrom,
+				pto;			/* the private pair's edge */
+} FakeSide;
+
+static const FakeSide fake_sides[] = {
+	{1, 0, 1, 3, 4}, {3, 0, 2, 4, 3},	/* A first: P -> Q -> P */
+	{-1, 1, 0, 5, 6}, {2, 1, 2, 6, 5},	/* B first: R -> S -> R */
+	{-3, 2, 0, 7, 8}, {-2, 2, 1, 8, 7},	/* C first: U -> V -> U */
+};
+
+static const FakeSide *
+fake_side(int lit)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if (fake_sides[i].lit == lit)
+			return &fake_sides[i];
+	return NULL;
+}
+
+static bool fake_stop_now = false;
+
+static bool
+fake_stop(void *arg)
+{
+	(void) arg;
+	return fake_stop_now;
+}
+
+static void
+fake_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
+{
+	static const int t1[] = {-1, -2, 3},	/* A<B, B<C: A<C */
+				t2[] = {1, 2, -3};	/* B<A, C<B: C<A */
+
+	(void) arg;
+	(void) var_used;
+	iso_sat_clause(sat, t1, 3);
+	iso_sat_clause(sat, t2, 3);
+}
+
+static bool
+fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
+{
+	IsoEdgeBuf	buf;
+	IsoCycleList cl;
+	uint32		i,
+				best = 0;
+
+	(void) arg;
+	iso_edgebuf_init(&buf, 16);
+	for (i = 0; i < n; i++)
+	{
+		const FakeSide *f = fake_side(lits[i]);
+
+		iso_edgebuf_add(&buf, f->from, f->to, ISO_EDGE_WW, 0, (int32) f->from, (int32) f->to);
+		iso_edgebuf_add(&buf, f->pfrom, f->pto, ISO_EDGE_WW, 1, -1, -1);
+	}
+	memset(g, 0, sizeof(*g));
+	iso_graph_finish(g, 9, &buf);
+	memset(&cl, 0, sizeof(cl));
+	if (!iso_find_cycles(g, ISO_LEVEL_SER, 1, &cl) || cl.n == 0)
+	{
+		iso_cycle_list_free(&cl);
+		iso_free(g->edges);
+		iso_free(g->out_start);
+		return false;
+	}
+	for (i = 1; i < cl.n; i++)
+		if (cl.cycles[i].length < cl.cycles[best].length)
+			best = i;
+	*c = cl.cycles[best];
+	cl.cycles[best].edges = NULL;
+	iso_cycle_list_free(&cl);
+	return true;
+}
+
+static int
+fake_edge_lit(void *arg, const IsoEdge *e)
+{
+	size_t		i;
+
+	(void) arg;
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if ((e->from == fake_sides[i].from && e->to == fake_sides[i].to) ||
+			(e->from == fake_sides[i].pfrom && e->to == fake_sides[i].pto))
+			return fake_sides[i].lit;
+	return 0;
+}
+
+static void
+fake_describe(void *arg, int lit, uint32 *key, int32 *first_op, int32 *second_op)
+{
+	const FakeSide *f = fake_side(lit);
+
+	(void) arg;
+	*key = 0;
+	*first_op = (int32) f->from;
+	*second_op = (int32) f->to;
+}
+
+/* The literal of "first_op's version before second_op's" in the fake. */
+static int
+fake_lit_of(int32 first, int32 second)
+{
+	size_t		i;
+
+	for (i = 0; i < sizeof(fake_sides) / sizeof(fake_sides[0]); i++)
+		if ((int32) fake_sides[i].from == first && (int32) fake_sides[i].to == second)
+			return fake_sides[i].lit;
+	return 0;
+}
+
+/* Each leaf under node: its cycle's literals are all among the assumed. */
+static bool
+fake_tree_sound(const IsoSearchResult *r, uint32 node, int *assumed, uint32 n,
+				uint32 *g0_leaves)
+{
+	const IsoChoiceNode *nd;
+	uint32		i,
+				j;
+
+	if (node >= r->n_choice_nodes || n >= 16)
+		return false;
+	nd = &r->choice_nodes[node];
+	if (nd->kind == ISO_CHOICE_LEAF)
+	{
+		bool		abc = true;
+
+		for (i = r->proof_start[nd->cycle]; i < r->proof_start[nd->cycle + 1]; i++)
+		{
+			int			l = fake_edge_lit(NULL, &r->proof_edges[i]);
+			bool		have = false;
+
+			for (j = 0; j < n; j++)
+				have |= assumed[j] == l;
+			if (l == 0 || !have)
+				return false;
+			abc &= r->proof_edges[i].from < 3 && r->proof_edges[i].to < 3;
+		}
+		*g0_leaves += abc;
+		return true;
+	}
+	if (nd->kind != ISO_CHOICE_SPLIT)
+		return false;
+	assumed[n] = fake_lit_of(nd->first_op, nd->second_op);
+	if (!fake_tree_sound(r, nd->child[0], assumed, n + 1, g0_leaves))
+		return false;
+	assumed[n] = -assumed[n];
+	return fake_tree_sound(r, nd->child[1], assumed, n + 1, g0_leaves);
+}
+
+static void
+explain_needs_transitivity(void)
+{
+	static const int8 forced[4] = {0, 0, 0, 0};
+	static const int c1[] = {-1, -3},
+				c2[] = {1, -2},
+				c3[] = {3, 2};
+	IsoExplainHost host;
+	IsoExplainLog log;
+	IsoSearchResult r;
+	uint32		i,
+				ifs = 0,
+				g0_leaves = 0,
+				bad = 0;
+	int			assumed[16];
+	int			wl[8];
+	uint32		n_wl = 0;
+
+	memset(&host, 0, sizeof(host));
+	host.n_vars = 3;
+	host.var_forced = forced;
+	host.stop = fake_stop;
+	host.add_hard = fake_add_hard;
+	host.cycle_of = fake_cycle_of;
+	host.edge_lit = fake_edge_lit;
+	host.describe = fake_describe;
+	iso_explain_log_init(&log);
+	iso_explain_log_clause(&log, c1, 2);
+	iso_explain_log_clause(&log, c2, 2);
+	iso_explain_log_clause(&log, c3, 2);
+	memset(&r, 0, sizeof(r));
+	if (!ok(iso_explain_unsat(&host, &log, &r), "transitivity: explained"))
+	{
+		iso_explain_log_free(&log);
+		return;
+	}
+	ok(r.core_size == 3 && r.cycles.n == 1,
+	   "transitivity: the core is the three clauses (%u), one witness", r.core_size);
+	/* each chosen edge of the witness: its other order, and the earlier ones */
+	for (i = 0; i < r.cycles.cycles[0].length; i++)
+	{
+		uint64		e = r.cycles.cycles[0].edges[i];
+		int			l = fake_edge_lit(NULL, &r.graph.edges[e]);
+
+		if (r.edge_choice[e] != ISO_NONE)
+		{
+			const IsoChoiceNode *nd = &r.choice_nodes[r.edge_choice[e]];
+			uint32		n = 0,
+						j;
+
+			ifs++;
+			for (j = 0; nd->uses_earlier && j < n_wl; j++)
+				assumed[n++] = wl[j];
+			assumed[n++] = fake_lit_of(nd->first_op, nd->second_op);
+			if (assumed[n - 1] != -l || nd->kind != ISO_CHOICE_IF ||
+				!fake_tree_sound(&r, nd->child[0], assumed, n, &g0_leaves))
+				bad++;
+		}
+		if (l != 0)
+			wl[n_wl++] = l;
+	}
+	ok(ifs >= 1 && bad == 0 && g0_leaves >= 1,
+	   "transitivity: every branch ends in a cycle its orders make, some in the ww cycle of A, B, C (%u chosen edges, %u bad, %u ww-cycle leaves)",
+	   ifs, bad, g0_leaves);
+	iso_search_result_free(&r);
+
+	/*
+	 * The deadline already past: no shrinking (the core is the solver's
+	 * first, unminimised), or no explanation at all when the first solve
+	 * is stopped too; never a wrong one.
+	 */
+	fake_stop_now = true;
+	memset(&r, 0, sizeof(r));
+	if (iso_explain_unsat(&host, &log, &r))
+	{
+		ok(!r.core_minimal && r.core_size == r.core_found && r.cycles.n == 1,
+		   "transitivity, deadline past: the unshrunk core explains it (%u clauses)", r.core_size);
+		iso_search_result_free(&r);
+	}
+	else
+		ok(r.edge_choice == NULL && r.cycles.n == 0,
+		   "transitivity, deadline past: no explanation, the result untouched");
+	fake_stop_now = false;
+
+	/* no proof: a witness all the same, the last clause's cycle (3 | 2) */
+	memset(&r, 0, sizeof(r));
+	if (ok(iso_explain_witness(&host, &log, &r) && r.cycles.n == 1 && r.edge_choice == NULL,
+		   "no proof: a witness all the same"))
+	{
+		uint32		good = 0;
+
+		for (i = 0; i < r.cycles.cycles[0].length; i++)
+		{
+			int			l = fake_edge_lit(NULL, &r.graph.edges[r.cycles.cycles[0].edges[i]]);
+
+			good += l == -3 || l == -2;
+		}
+		ok(good == r.cycles.cycles[0].length && good >= 2,
+		   "no proof: the witness is the cycle of C before A and B (%u of %u edges)", good,
+		   r.cycles.cycles[0].length);
+	}
+	iso_search_result_free(&r);
+	iso_explain_log_free(&log);
 }
 
 static char *
@@ -624,6 +1279,8 @@ int
 main(void)
 {
 	hand_made();
+	explained();
+	explain_needs_transitivity();
 	deadline_of_the_call();
 	closure_vs_bfs();
 	published();
