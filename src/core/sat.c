@@ -75,6 +75,12 @@ iso_sat_new(bool (*stop) (void *), void *arg)
 	 */
 	ccadical_set_option(sat->solver, "phase", 1);
 	ccadical_set_option(sat->solver, "forcephase", 1);
+	/*
+	 * No messages: CaDiCaL writes some to stdout even at verbosity 0 (e.g.
+	 * "c found falsified original clause" when a clause added is false at
+	 * the root), which in the server lands in the log as stray lines.
+	 */
+	ccadical_set_option(sat->solver, "quiet", 1);
 	return sat;
 }
 

@@ -8,6 +8,7 @@
  *	  ISOGRAPH_BLACKBOX_DIR overrides where the published histories are
  *	  (default: ../shared/data/blackbox beside the repository).
  */
+#define _POSIX_C_SOURCE 200809L	/* fileno, dup under -std=c99 */
 #include "port.h"
 #include "cycle.h"
 #include "history.h"
@@ -16,8 +17,11 @@
 #include "levels.h"
 #include "search.h"
 #include "search_explain.h"
+#include "sat.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "history_util.h"
 #include "tap.h"
@@ -1275,9 +1279,50 @@ closure_vs_bfs(void)
 	   compared, with_forced, by_closure, mismatches);
 }
 
+/*
+ * The solver writes nothing to stdout: in the server that is the log.
+ * CaDiCaL prints "c found falsified original clause" at its default
+ * verbosity when a clause added is false at the root, as here.
+ */
+static void
+solver_is_quiet(void)
+{
+	IsoSat	   *sat;
+	int			a[1] = {1},
+				b[1] = {2},
+				c[2] = {-1, -2};
+	IsoSatResult r1,
+				r2;
+	FILE	   *tmp = tmpfile();
+	int			saved;
+	long		written;
+
+	if (!ok(tmp != NULL, "solver output: a temporary file"))
+		return;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	sat = iso_sat_new(NULL, NULL);
+	iso_sat_clause(sat, a, 1);
+	iso_sat_clause(sat, b, 1);
+	r1 = iso_sat_solve(sat);
+	iso_sat_clause(sat, c, 2);
+	r2 = iso_sat_solve(sat);
+	iso_sat_free(sat);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	fseek(tmp, 0, SEEK_END);
+	written = ftell(tmp);
+	fclose(tmp);
+	ok(r1 == ISO_SAT_SAT && r2 == ISO_SAT_UNSAT, "solver output: sat, then unsat after a false clause");
+	ok(written == 0, "solver output: nothing written to stdout (%ld bytes)", written);
+}
+
 int
 main(void)
 {
+	solver_is_quiet();
 	hand_made();
 	explained();
 	explain_needs_transitivity();
