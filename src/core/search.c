@@ -14,12 +14,15 @@
 #include <time.h>
 
 /*
- * rel[(a-1) * m + (b-1)] for versions a != b (1..m) of an open key: REL_KNOWN
- * when the evidence puts a before b, -REL_KNOWN when after; else +v / -v
- * for constraint v: a before b exactly when v's literal +v / -v is true.
+ * Each open key's decided order: ord, m rows of words, bit b-1 of row a-1
+ * set when version a is before version b in every version order the
+ * search can still pick (the evidence's order, the orders pruning forced,
+ * and what those imply by transitivity; kept transitively closed).  A
+ * pair in neither direction is open; only open pairs left after pruning
+ * become solver variables (and the forced pairs whose edges the graph
+ * needs, see ord_add).  Variables are found by their pair in a hash
+ * (pair_find): no per-pair array.
  */
-#define REL_KNOWN		0x7fffffff
-
 /* a BFS of the pruning gives up after this many states (it only prunes) */
 #define PRUNE_BFS_BUDGET	(1u << 16)
 /* witness cycles per kind asked of the cycle search in each round */
@@ -36,7 +39,9 @@ typedef struct Slot
 	uint32		key;
 	uint32		m;				/* versions 1..m */
 	const uint32 *ver_op;		/* version v: ver_op[v - 1] */
-	int32	   *rel;			/* m * m */
+	uint64	   *ord;			/* m rows of words words (see above) */
+	uint32		words;
+	uint32		ver0;			/* global index of version 1 (ver_start) */
 	uint32	   *rd_start;		/* m + 2: readers of version v (0..m) */
 	uint32	   *rds;			/* their read ops */
 } Slot;
@@ -66,8 +71,13 @@ struct IsoSearchState
 	uint32	   *key_slot;		/* key id -> slot or ISO_NONE */
 	uint32	   *op_ver;			/* op -> version written/read on an open key */
 
-	/* constraints 1..n_vars */
+	/* constraints 1..n_vars (cap_vars allocated) */
 	uint32		n_vars;
+	uint32		cap_vars;
+	/* pair -> variable: open addressing, key 0 empty (pair_key) */
+	uint64	   *pair_keys;
+	uint32	   *pair_vars;
+	uint64		pair_cap;		/* a power of two */
 	uint32	   *var_slot;
 	uint32	   *var_a;			/* +v: var_a before var_b */
 	uint32	   *var_b;
@@ -145,17 +155,172 @@ op_vertex(const IsoSearchState *S, uint32 op)
 	return S->inf->txn_vertex[S->h->ops[op].txn];
 }
 
-static inline int32
-rel_get(const Slot *sl, uint32 a, uint32 b)
+/* Whether version a is before version b in sl's decided order (a, b >= 1). */
+static inline bool
+ord_get(const Slot *sl, uint32 a, uint32 b)
 {
-	return sl->rel[(Size) (a - 1) * sl->m + (b - 1)];
+	return (sl->ord[(Size) (a - 1) * sl->words + ((b - 1) >> 6)] >> ((b - 1) & 63)) & 1;
 }
 
-static inline void
-rel_set(Slot *sl, uint32 a, uint32 b, int32 r)
+/*
+ * Decide "a before b" (a pair that is open) and close the order under
+ * transitivity: every version at or before a gets b and b's successors.
+ * Sound: a before b in every version order the level allows (the caller's
+ * reason) and ww is acyclic in all of them, so p before a before b before
+ * q for every such p, q.  Returns how many ordered pairs it added (the
+ * implied ones included); *cycle when b was already before a (the
+ * caller's graph then holds a ww cycle: the level is violated).
+ */
+static uint64
+ord_add(Slot *sl, uint32 a, uint32 b, bool *cycle)
 {
-	sl->rel[(Size) (a - 1) * sl->m + (b - 1)] = r;
-	sl->rel[(Size) (b - 1) * sl->m + (a - 1)] = -r;
+	uint32		w = sl->words;
+	const uint64 *src = sl->ord + (Size) (b - 1) * w;
+	uint64		added = 0;
+	uint32		p,
+				k;
+
+	if (ord_get(sl, b, a))
+		*cycle = true;
+	for (p = 1; p <= sl->m; p++)
+	{
+		uint64	   *row;
+
+		if (p != a && !ord_get(sl, p, a))
+			continue;
+		row = sl->ord + (Size) (p - 1) * w;
+		for (k = 0; k < w; k++)
+		{
+			uint64		x = src[k] | (k == ((b - 1) >> 6) ? UINT64_C(1) << ((b - 1) & 63) : 0);
+			uint64		n = x & ~row[k];
+
+			if (n)
+			{
+				added += (uint64) __builtin_popcountll(n);
+				row[k] |= n;
+			}
+		}
+	}
+	return added;
+}
+
+/* The hash key of the pair {a, b} of slot sl (never 0: the larger index is >= 1). */
+static inline uint64
+pair_key(const Slot *sl, uint32 a, uint32 b)
+{
+	uint64		x = sl->ver0 + Min(a, b) - 1;
+	uint64		y = sl->ver0 + Max(a, b) - 1;
+
+	return (x << 32) | y;
+}
+
+static inline uint64
+pair_hash(uint64 k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64_C(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+/* The variable of the pair {a, b} of sl, or 0. */
+static uint32
+pair_find(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b)
+{
+	uint64		k = pair_key(sl, a, b);
+	uint64		i;
+
+	if (S->pair_cap == 0)
+		return 0;
+	for (i = pair_hash(k) & (S->pair_cap - 1);; i = (i + 1) & (S->pair_cap - 1))
+	{
+		if (S->pair_keys[i] == k)
+			return S->pair_vars[i];
+		if (S->pair_keys[i] == 0)
+			return 0;
+	}
+}
+
+static void
+pair_put(IsoSearchState *S, uint64 k, uint32 v)
+{
+	uint64		i;
+
+	for (i = pair_hash(k) & (S->pair_cap - 1); S->pair_keys[i] != 0; i = (i + 1) & (S->pair_cap - 1))
+		;
+	S->pair_keys[i] = k;
+	S->pair_vars[i] = v;
+}
+
+/*
+ * A new constraint on the pair a, b of slot s (+v: a before b), forced
+ * (+1, -1, in round) or open (0).
+ */
+static uint32
+new_var(IsoSearchState *S, uint32 s, uint32 a, uint32 b, int8 forced, uint32 round)
+{
+	uint32		v;
+
+	if (S->n_vars >= (uint32) PG_INT32_MAX - 2)
+		iso_host_limit("too many open version pairs for the search");
+	v = ++S->n_vars;
+	if (v >= S->cap_vars)
+	{
+		uint32		old = S->cap_vars;
+
+		S->cap_vars = Max(64, old * 2);
+		if (old == 0)
+		{
+			S->var_slot = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_a = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_b = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_forced = iso_alloc(sizeof(int8) * S->cap_vars);
+			S->var_reason = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_reason_len = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_round = iso_alloc(sizeof(uint32) * S->cap_vars);
+		}
+		else
+		{
+			S->var_slot = iso_realloc(S->var_slot, sizeof(uint32) * S->cap_vars);
+			S->var_a = iso_realloc(S->var_a, sizeof(uint32) * S->cap_vars);
+			S->var_b = iso_realloc(S->var_b, sizeof(uint32) * S->cap_vars);
+			S->var_forced = iso_realloc(S->var_forced, sizeof(int8) * S->cap_vars);
+			S->var_reason = iso_realloc(S->var_reason, sizeof(uint32) * S->cap_vars);
+			S->var_reason_len = iso_realloc(S->var_reason_len, sizeof(uint32) * S->cap_vars);
+			S->var_round = iso_realloc(S->var_round, sizeof(uint32) * S->cap_vars);
+		}
+	}
+	S->var_slot[v] = s;
+	S->var_a[v] = a;
+	S->var_b[v] = b;
+	S->var_forced[v] = forced;
+	S->var_reason[v] = ISO_NONE;
+	S->var_reason_len[v] = 0;
+	S->var_round[v] = round;
+	/* the hash at most half full */
+	if ((uint64) v * 2 >= S->pair_cap)
+	{
+		uint64	   *ok = S->pair_keys;
+		uint32	   *ov = S->pair_vars;
+		uint64		oc = S->pair_cap,
+					i;
+
+		S->pair_cap = Max(UINT64_C(1024), oc * 2);
+		S->pair_keys = iso_alloc0(sizeof(uint64) * S->pair_cap);
+		S->pair_vars = iso_alloc(sizeof(uint32) * S->pair_cap);
+		for (i = 0; i < oc; i++)
+			if (ok[i] != 0)
+				pair_put(S, ok[i], ov[i]);
+		if (ok)
+		{
+			iso_free(ok);
+			iso_free(ov);
+		}
+	}
+	pair_put(S, pair_key(&S->slots[s], a, b), v);
+	return v;
 }
 
 /* The edges of "version a before version b" (a, b >= 1). */
@@ -212,15 +377,55 @@ free_graph(IsoGraph *g)
 }
 
 /*
- * Build the slots: closure of the known constraints, readers per version,
- * constraint variables, and the known edges into S->base.
+ * The first version b' >= b, b' > a, that the decided order leaves
+ * unordered with a; 0 if none.  Word by word over a's row (after the
+ * first rounds nearly full), then b' before a checked.
+ */
+static inline uint32
+next_open(const Slot *sl, uint32 a, uint32 b)
+{
+	const uint64 *row = sl->ord + (Size) (a - 1) * sl->words;
+	uint32		i;
+
+	if (b <= a)
+		b = a + 1;
+	if (b > sl->m)
+		return 0;
+	i = (b - 1) >> 6;
+	{
+		uint64		w = ~row[i] & (~UINT64_C(0) << ((b - 1) & 63));
+
+		for (;;)
+		{
+			while (w)
+			{
+				uint32		c = i * 64 + (uint32) __builtin_ctzll(w) + 1;
+
+				if (c > sl->m)
+					return 0;
+				if (!ord_get(sl, c, a))
+					return c;
+				w &= w - 1;
+			}
+			if (++i >= sl->words)
+				return 0;
+			w = ~row[i];
+		}
+	}
+}
+
+/*
+ * Build the slots: each open key's known order (the closure of the
+ * evidence's constraints, as bits), readers per version, and the known
+ * edges into S->base.  No constraint yet: pruning decides most pairs, and
+ * only those it leaves open become variables (make_open_vars).
  */
 static bool
 build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 {
 	const IsoRegUnknown *u = &S->inf->unknown;
 	uint64		cells = 0;
-	uint32		cap_vars = 64;
+	uint64		pairs = 0;
 	uint32		s;
 	uint32	   *stack = NULL;
 	uint32	   *mark = NULL;
@@ -232,7 +437,8 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	{
 		uint64		m = u->ver_start[s + 1] - u->ver_start[s];
 
-		cells += m * m;
+		/* one bit per ordered pair, rows rounded up to words */
+		cells += m * ((m + 63) / 64) * 64;
 		max_m = Max(max_m, (uint32) m);
 	}
 	if (cells > S->opt->max_pairs)
@@ -246,9 +452,6 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	memset(S->key_slot, 0xff, sizeof(uint32) * Max(S->h->keys.n, 1));
 	S->op_ver = iso_alloc(sizeof(uint32) * Max(S->h->n_ops, 1));
 	memset(S->op_ver, 0xff, sizeof(uint32) * Max(S->h->n_ops, 1));
-	S->var_slot = iso_alloc(sizeof(uint32) * cap_vars);
-	S->var_a = iso_alloc(sizeof(uint32) * cap_vars);
-	S->var_b = iso_alloc(sizeof(uint32) * cap_vars);
 	S->n_vars = 0;
 	stack = iso_alloc(sizeof(uint32) * (max_m + 1));
 	mark = iso_alloc0(sizeof(uint32) * (max_m + 1));
@@ -269,12 +472,15 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		uint32		a,
 					b,
 					i;
+		uint64		known = 0;
 
 		ISO_CHECK_INTERRUPTS();
 		sl->key = u->key[s];
 		sl->m = m;
 		sl->ver_op = u->ver_op + u->ver_start[s];
-		sl->rel = iso_alloc0(sizeof(int32) * (Size) m * m);
+		sl->ver0 = u->ver_start[s];
+		sl->words = (m + 63) / 64;
+		sl->ord = iso_alloc0(sizeof(uint64) * Max((Size) m * sl->words, 1));
 		S->key_slot[sl->key] = s;
 		for (a = 1; a <= m; a++)
 			S->op_ver[sl->ver_op[a - 1]] = a;
@@ -319,6 +525,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		for (a = 1; a <= m; a++)
 		{
 			uint32		sp = 0;
+			uint64	   *row = sl->ord + (Size) (a - 1) * sl->words;
 
 			stack[sp++] = a;
 			mark[a] = a;
@@ -335,11 +542,16 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 						continue;
 					mark[y] = a;
 					stack[sp++] = y;
-					if (y != a)
-						rel_set(sl, a, y, REL_KNOWN);
+					if (y != a && !((row[(y - 1) >> 6] >> ((y - 1) & 63)) & 1))
+					{
+						row[(y - 1) >> 6] |= UINT64_C(1) << ((y - 1) & 63);
+						known++;
+					}
 				}
 			}
 		}
+		/* the unordered pairs: known ones counted once (the order is acyclic) */
+		pairs += (uint64) m * (m - 1) / 2 - Min(known, (uint64) m * (m - 1) / 2);
 
 		/* nil's readers precede every version */
 		for (b = 1; b <= m; b++)
@@ -351,58 +563,60 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		 * The known order's edges: those of the constraints themselves, whose
 		 * paths reach every known pair (ww a -> c -> b; rw readers(a) -> c,
 		 * then ww c -> b, which closes the same forbidden cycles as rw
-		 * readers(a) -> b: an rw followed by D).  Then one constraint per
-		 * open pair.
+		 * readers(a) -> b: an rw followed by D).  The same holds for every
+		 * pair pruning decides later: its edges go into the graph only when
+		 * the decided order does not already imply it (prune).
 		 */
 		for (i = c0; i < c1; i++)
 			emit_before(S, &S->base, sl, u->cons_a[i], u->cons_b[i]);
-		for (a = 1; a <= m; a++)
-			for (b = 1; b <= m; b++)
-			{
-				int32		r;
-
-				if (a == b)
-					continue;
-				r = rel_get(sl, a, b);
-				if (r == 0 && a < b)
-				{
-					uint32		v = ++S->n_vars;
-
-					if (v >= cap_vars)
-					{
-						cap_vars *= 2;
-						S->var_slot = iso_realloc(S->var_slot, sizeof(uint32) * cap_vars);
-						S->var_a = iso_realloc(S->var_a, sizeof(uint32) * cap_vars);
-						S->var_b = iso_realloc(S->var_b, sizeof(uint32) * cap_vars);
-					}
-					if (v >= (uint32) REL_KNOWN - 1)
-						iso_host_limit("too many open version pairs for the search");
-					S->var_slot[v] = s;
-					S->var_a[v] = a;
-					S->var_b[v] = b;
-					rel_set(sl, a, b, (int32) v);
-				}
-			}
 	}
 	iso_free(stack);
 	iso_free(mark);
 	iso_free(adj_start);
 	if (adj)
 		iso_free(adj);
-	if (S->opt->max_constraints > 0 && S->n_vars > S->opt->max_constraints)
+	iso_edgebuf_init(&S->reasons, 64);
+	st->constraints = pairs;
+	return true;
+}
+
+/*
+ * One open constraint per pair the pruning left unordered, after it: the
+ * variables' cap applies to these (and the forced ones the graph has).
+ */
+static bool
+make_open_vars(IsoSearchState *S, IsoSearchStats *st, const char **reason)
+{
+	uint32		s;
+	uint64		open = 0;
+
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b;
+
+		for (a = 1; a < sl->m; a++)
+			for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				open++;
+	}
+	st->constraints_left = open;
+	if (S->opt->max_constraints > 0 && S->n_vars + open > S->opt->max_constraints)
 	{
 		*reason = "too many unordered version pairs for the search (isograph.max_memory bounds the solver)";
-		S->var_forced = NULL;
-		st->constraints = S->n_vars;
 		return false;
 	}
-	S->var_forced = iso_alloc0(sizeof(int8) * (S->n_vars + 1));
-	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
-	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));
-	S->var_reason_len = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
-	S->var_round = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
-	iso_edgebuf_init(&S->reasons, 64);
-	st->constraints = S->n_vars;
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b;
+
+		ISO_CHECK_INTERRUPTS();
+		for (a = 1; a < sl->m; a++)
+			for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				new_var(S, s, a, b, 0, 0);
+	}
 	return true;
 }
 
@@ -416,8 +630,8 @@ edge_literal(const IsoSearchState *S, const IsoEdge *e)
 	const Slot *sl;
 	uint32		a,
 				b,
-				s;
-	int32		r;
+				s,
+				v;
 
 	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->key == ISO_NO_KEY ||
 		e->key >= S->h->keys.n || e->from_op < 0 || e->to_op < 0)
@@ -431,10 +645,11 @@ edge_literal(const IsoSearchState *S, const IsoEdge *e)
 	if (a == ISO_NONE || b == ISO_NONE || a == 0 || b == 0 || a == b ||
 		a > sl->m || b > sl->m)
 		return 0;
-	r = rel_get(sl, a, b);
-	if (r == REL_KNOWN || r == -REL_KNOWN || r == 0)
+	/* known and implied pairs have no variable */
+	v = pair_find(S, sl, a, b);
+	if (v == 0)
 		return 0;
-	return r;
+	return S->var_a[v] == a ? (int) v : -(int) v;
 }
 
 /* One step of the level's cycle automaton; false if the edge is not taken. */
@@ -944,52 +1159,66 @@ mark_origins(IsoSearchState *S, IsoSearchResult *out)
 		}
 }
 
-/* The satisfying version order of each open key: versions by predecessors. */
+/*
+ * The satisfying version order of each open key: a version's place is the
+ * number of versions before it, m - 1 minus those after it: its decided
+ * successors (its row of ord, transitively closed) and the open pairs the
+ * model put it first in.
+ */
 static void
 record_order(IsoSearchState *S, IsoSearchResult *out)
 {
 	const IsoRegUnknown *u = &S->inf->unknown;
-	uint32		s;
+	uint32	   *after = NULL;
+	uint32		max_m = 0;
+	uint32		s,
+				v;
 
 	out->order_op = iso_alloc(sizeof(uint32) * Max(u->n_ver, 1));
+	for (s = 0; s < S->n_slots; s++)
+		max_m = Max(max_m, S->slots[s].m);
+	after = iso_alloc0(sizeof(uint32) * ((Size) u->n_ver + 1));
 	for (s = 0; s < S->n_slots; s++)
 	{
 		const Slot *sl = &S->slots[s];
 		uint32		a,
-					b;
+					k;
+
+		for (a = 1; a <= sl->m; a++)
+		{
+			const uint64 *row = sl->ord + (Size) (a - 1) * sl->words;
+			uint32		n = 0;
+
+			for (k = 0; k < sl->words; k++)
+				n += (uint32) __builtin_popcountll(row[k]);
+			after[sl->ver0 + a - 1] = n;
+		}
+	}
+	for (v = 1; v <= S->n_vars; v++)
+	{
+		const Slot *sl = &S->slots[S->var_slot[v]];
+		bool		fwd;		/* var_a before var_b */
+
+		if (S->var_forced[v] != 0)
+			continue;			/* in ord */
+		fwd = S->model != NULL && S->model[v];
+		after[sl->ver0 + (fwd ? S->var_a[v] : S->var_b[v]) - 1]++;
+	}
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		b;
 
 		for (b = 1; b <= sl->m; b++)
 		{
-			uint32		before = 0;
+			uint32		n = Min(after[sl->ver0 + b - 1], sl->m - 1);
 
-			for (a = 1; a <= sl->m; a++)
-			{
-				int32		r;
-				bool		a_first;
-
-				if (a == b)
-					continue;
-				r = rel_get(sl, a, b);
-				if (r == REL_KNOWN || r == -REL_KNOWN)
-					a_first = r > 0;
-				else
-				{
-					uint32		v = (uint32) (r < 0 ? -r : r);
-					bool		fwd;	/* var_a before var_b */
-
-					if (S->var_forced[v] != 0)
-						fwd = S->var_forced[v] > 0;
-					else
-						fwd = S->model != NULL && S->model[v];
-					a_first = (r > 0) == fwd;
-				}
-				if (a_first)
-					before++;
-			}
 			/* acyclic ww: the counts are 0..m-1, each once */
-			out->order_op[u->ver_start[s] + Min(before, sl->m - 1)] = sl->ver_op[b - 1];
+			out->order_op[u->ver_start[s] + (sl->m - 1 - n)] = sl->ver_op[b - 1];
 		}
 	}
+	iso_free(after);
+	(void) max_m;
 }
 
 static void
@@ -1023,8 +1252,11 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		IsoCycleList cycles;
 		bool		changed = false;
 		bool		by_closure;
-		uint32		v;
-		uint32		left = 0;
+		bool		stop = false;
+		uint32		v,
+					s;
+		uint64		left = 0;
+		uint64		tested = 0;
 		IsoEdgeBuf	forced;
 
 		if (S->base0.edges == NULL)
@@ -1061,49 +1293,77 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			return ISO_SEARCH_UNDECIDED;
 		}
 		iso_edgebuf_init(&forced, 64);
-		for (v = 1; v <= S->n_vars; v++)
+		/*
+		 * Every pair the decided order leaves open, per key from the last
+		 * version down and each version's later ones up: when the versions
+		 * are numbered about in their order, the first pair decided for a
+		 * orders it before all the later ones (ord_add), which are then
+		 * skipped.  A pair is decided only when one of its orders closes a
+		 * forbidden cycle with this round's graph (the other is then in
+		 * every allowed version order), or by transitivity from decided
+		 * ones (ww is acyclic in every allowed order).
+		 */
+		for (s = 0; s < S->n_slots && !stop; s++)
 		{
-			const Slot *sl;
-			bool		fwd_bad,
-						back_bad;
+			Slot	   *sl = &S->slots[s];
+			uint32		a,
+						b;
 
-			if (S->var_forced[v] != 0)
-				continue;
-			if ((v & 0xff) == 0 && should_stop(S))
-			{
-				free_graph(&g);
-				iso_free(forced.edges);
-				return ISO_SEARCH_UNDECIDED;
-			}
-			sl = &S->slots[S->var_slot[v]];
-			if (by_closure)
-			{
-				fwd_bad = side_closes_cl(S, sl, S->var_a[v], S->var_b[v]);
-				back_bad = side_closes_cl(S, sl, S->var_b[v], S->var_a[v]);
-			}
-			else
-			{
-				fwd_bad = side_closes(S, &g, sl, S->var_a[v], S->var_b[v], false);
-				back_bad = side_closes(S, &g, sl, S->var_b[v], S->var_a[v], false);
-			}
-			if (fwd_bad || back_bad)
-			{
-				/*
-				 * Force the other order (both close a cycle: force one, the
-				 * graph shows the other).  The reason, the cycle this
-				 * round's graph closes, is found when a witness shows the
-				 * edge (find_reasons).
-				 */
-				S->var_forced[v] = fwd_bad ? -1 : 1;
-				S->var_round[v] = out->stats.prune_rounds;
-				out->stats.forced++;
-				out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
-					(uint64) v * 2 + (fwd_bad ? 0 : 1);
-				emit_side(S, &forced, v, !fwd_bad);
-				changed = true;
-				continue;
-			}
-			left++;
+			for (a = sl->m; a >= 1 && !stop; a--)
+				for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				{
+					bool		fwd_bad,
+								back_bad,
+								cycle = false;
+					uint64		added;
+
+					if ((++tested & 0xfff) == 0 && should_stop(S))
+					{
+						stop = true;
+						break;
+					}
+					if (by_closure)
+					{
+						fwd_bad = side_closes_cl(S, sl, a, b);
+						back_bad = side_closes_cl(S, sl, b, a);
+					}
+					else
+					{
+						fwd_bad = side_closes(S, &g, sl, a, b, false);
+						back_bad = side_closes(S, &g, sl, b, a, false);
+					}
+					if (!fwd_bad && !back_bad)
+					{
+						left++;
+						continue;
+					}
+					/*
+					 * Force the other order (both close a cycle: force one,
+					 * the graph shows the other).  The reason, the cycle
+					 * this round's graph closes, is found when a witness
+					 * shows the edge (find_reasons).
+					 */
+					out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
+						((uint64) (sl->ver0 + a) << 33) + ((uint64) (sl->ver0 + b) << 1) + (fwd_bad ? 0 : 1);
+					added = fwd_bad ? ord_add(sl, b, a, &cycle) : ord_add(sl, a, b, &cycle);
+					out->stats.forced += added;
+					/*
+					 * Its edges join the graph, under a forced constraint
+					 * (its origin and reason).  The pairs ord_add implied
+					 * get none: a path of decided pairs' edges implies
+					 * each (ww p -> a -> b -> q; an rw into a, then ww a
+					 * -> b: build_slots says why that is the same).
+					 */
+					v = new_var(S, s, a, b, fwd_bad ? -1 : 1, out->stats.prune_rounds);
+					emit_side(S, &forced, v, !fwd_bad);
+					changed = true;
+				}
+		}
+		if (stop)
+		{
+			free_graph(&g);
+			iso_free(forced.edges);
+			return ISO_SEARCH_UNDECIDED;
 		}
 		out->stats.constraints_left = left;
 		if (forced.n > 0)
@@ -1162,7 +1422,6 @@ orient_vars(IsoSearchState *S)
 			continue;
 		S->var_a[v] = b;
 		S->var_b[v] = a;
-		rel_set(sl, b, a, (int32) v);
 	}
 }
 
@@ -1170,21 +1429,21 @@ orient_vars(IsoSearchState *S)
 static inline int
 before_lit(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b, bool *known)
 {
-	int32		r = rel_get(sl, a, b);
 	uint32		v;
 
-	if (r == REL_KNOWN || r == -REL_KNOWN)
+	if (ord_get(sl, a, b) || ord_get(sl, b, a))
 	{
-		*known = r > 0;
+		*known = ord_get(sl, a, b);
 		return 0;
 	}
-	v = (uint32) (r < 0 ? -r : r);
-	if (S->var_forced[v] != 0)
+	v = pair_find(S, sl, a, b);
+	if (v == 0 || S->var_forced[v] != 0)
 	{
-		*known = (S->var_forced[v] > 0) == (r > 0);
+		/* not reached: every pair is decided or open */
+		*known = v != 0 && (S->var_forced[v] > 0) == (S->var_a[v] == a);
 		return 0;
 	}
-	return r;
+	return S->var_a[v] == a ? (int) v : -(int) v;
 }
 
 /*
@@ -1451,7 +1710,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 
 	for (s = 0; S->slots && s < S->n_slots; s++)
 	{
-		FREE_IF(S->slots[s].rel);
+		FREE_IF(S->slots[s].ord);
 		FREE_IF(S->slots[s].rd_start);
 		FREE_IF(S->slots[s].rds);
 	}
@@ -1465,6 +1724,8 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->var_reason);
 	FREE_IF(S->var_reason_len);
 	FREE_IF(S->var_round);
+	FREE_IF(S->pair_keys);
+	FREE_IF(S->pair_vars);
 	FREE_IF(S->base0.edges);
 	FREE_IF(S->cl_comp);
 	FREE_IF(S->cl_rows);
@@ -1513,7 +1774,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 		return out->verdict;
 	}
 	setup_scratch(&S);
-	out->stats.constraints_left = S.n_vars;
+	out->stats.constraints_left = out->stats.constraints;
 	verdict = prune(&S, out);
 	if (verdict != ISO_SEARCH_UNDECIDED)
 	{
@@ -1523,7 +1784,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 	}
 	else if (!S.stopped && opt->prune_only)
 		reason = "pruning alone did not decide it";
-	else if (!S.stopped)
+	else if (!S.stopped && make_open_vars(&S, &out->stats, &reason))
 	{
 		orient_vars(&S);
 		verdict = solve_rest(&S, out);

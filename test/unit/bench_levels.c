@@ -140,7 +140,7 @@ main(int argc, char **argv)
 	t3 = now();
 	if (search)
 	{
-		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false, 0.0,
+		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 33, UINT64_C(8) << 20, 3, false, false, 0.0,
 			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO};
 		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
