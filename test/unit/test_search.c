@@ -295,6 +295,74 @@ hand_made(void)
 	checked_free(&c);
 
 	/*
+	 * The variables' cap applies after pruning, to what it leaves: process
+	 * 1 writes x 1..10 in ten transactions (blind writes: the evidence
+	 * leaves x's order open, 45 pairs), processes 2 and 3 write y once each
+	 * (1 pair).  At strong-session-serializable the session order orders
+	 * every pair of x (the other order closes a ww + so cycle), so pruning
+	 * forces them: only the nine consecutive ones get a constraint (the
+	 * others follow by transitivity, their edges by the paths of those
+	 * nine), and y's pair is left to the solver.  46 pairs before
+	 * pruning, 10 variables after: a cap of 10 decides (holds, x in
+	 * session order), a cap of 9 does not.  Before the variables were
+	 * made only for the pairs pruning leaves, a cap below 46 refused it
+	 * before pruning.
+	 */
+	memset(&c, 0, sizeof(c));
+	expect("cap after pruning",
+		   "{:type :ok, :value [[:w :x 1]], :process 1, :index 1}\n"
+		   "{:type :ok, :value [[:w :x 2]], :process 1, :index 2}\n"
+		   "{:type :ok, :value [[:w :x 3]], :process 1, :index 3}\n"
+		   "{:type :ok, :value [[:w :x 4]], :process 1, :index 4}\n"
+		   "{:type :ok, :value [[:w :x 5]], :process 1, :index 5}\n"
+		   "{:type :ok, :value [[:w :x 6]], :process 1, :index 6}\n"
+		   "{:type :ok, :value [[:w :x 7]], :process 1, :index 7}\n"
+		   "{:type :ok, :value [[:w :x 8]], :process 1, :index 8}\n"
+		   "{:type :ok, :value [[:w :x 9]], :process 1, :index 9}\n"
+		   "{:type :ok, :value [[:w :x 10]], :process 1, :index 10}\n"
+		   "{:type :ok, :value [[:w :y 1]], :process 2, :index 11}\n"
+		   "{:type :ok, :value [[:w :y 2]], :process 3, :index 12}\n",
+		   "hhhhhhhhh", NULL, &c);
+	if (c.inf.unknown.n_keys == 2)
+	{
+		IsoSearchOptions o = opts;
+		IsoSearchResult r;
+		uint32		sx = c.inf.unknown.key[0] == c.h.ops[write_op(&c, ":x", "1")].key ? 0 : 1;
+		uint32		i,
+					in_order = 1;
+
+		o.max_constraints = 10;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_HOLDS && !r.by_pruning && r.stats.solver_calls >= 1,
+		   "cap after pruning: a cap of 10 variables decides it by the solver (%d, %s)",
+		   (int) r.verdict, r.reason ? r.reason : "");
+		ok(r.stats.constraints == 46 && r.stats.constraints_left == 1 && r.stats.forced == 45,
+		   "cap after pruning: 46 pairs, 45 forced, 1 left (%llu, %llu, %llu)",
+		   (unsigned long long) r.stats.constraints, (unsigned long long) r.stats.forced,
+		   (unsigned long long) r.stats.constraints_left);
+		for (i = 0; r.order_op != NULL && i < 10; i++)
+		{
+			char		v[8];
+
+			snprintf(v, sizeof(v), "%u", i + 1);
+			in_order &= r.order_op[c.inf.unknown.ver_start[sx] + i] == write_op(&c, ":x", v);
+		}
+		ok(r.order_op != NULL && in_order, "cap after pruning: x's versions in session order");
+		iso_search_result_free(&r);
+		o.max_constraints = 9;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_UNDECIDED && r.reason != NULL &&
+		   strstr(r.reason, "too many unordered version pairs") != NULL &&
+		   r.stats.prune_rounds >= 1,
+		   "cap after pruning: a cap of 9 does not decide it, after pruning (%s)",
+		   r.reason ? r.reason : "");
+		iso_search_result_free(&r);
+	}
+	else
+		ok(false, "cap after pruning: two open keys (%u)", c.inf.unknown.n_keys);
+	checked_free(&c);
+
+	/*
 	 * Soundness: no version order violates only one side.  Versions 1 and
 	 * 2 of x, each read by one transaction that wrote nothing: any order
 	 * is fine at every level (one rw only from the older's reader).
