@@ -116,10 +116,33 @@ struct IsoSearchState
 	uint64	   *cl_rows;		/* n_comp rows of cl_words words */
 	uint32		cl_words;
 	bool		cl_valid;
+
+	/*
+	 * Where the rows would be too big: a windowed closure that only
+	 * under-approximates reachability (so pruning forces less, never
+	 * wrongly; what it misses is left to the solver).  SCCs in a
+	 * topological order (cl_pos; by first node, which follows the
+	 * transactions' order), per SCC the SCCs it reaches among the next
+	 * CL_WINDOW positions (cl_win), and per block of CL_BLOCK positions
+	 * whether it reaches every SCC of the block that something reaches
+	 * (cl_all; cl_hasin marks those).
+	 */
+	bool		cl_approx;
+	uint32		cl_window;		/* bits, a multiple of 64 */
+	uint32		cl_ncomp;
+	uint32	   *cl_pos;
+	uint64	   *cl_win;
+	uint64	   *cl_all;
+	uint64	   *cl_hasin;
+	uint32		cl_awords;
 };
 
-/* the closure's most bytes (rows of nodes^2 bits); above: BFS per side */
+/* the closure's most bytes (rows of nodes^2 bits); above: the windowed one */
 #define CLOSURE_MAX_BYTES	(UINT64_C(256) << 20)
+/* the windowed closure: positions ahead it keeps, positions per block, most bytes */
+#define CL_WINDOW			2048
+#define CL_BLOCK			64
+#define CLOSURE_APPROX_MAX_BYTES	(UINT64_C(1) << 30)
 
 static double
 now_seconds(void)
@@ -841,6 +864,290 @@ side_closes(IsoSearchState *S, const IsoGraph *g, const Slot *sl, uint32 a, uint
 	return true;
 }
 
+static void
+free_closure_approx(IsoSearchState *S)
+{
+	if (S->cl_pos)
+		iso_free(S->cl_pos);
+	if (S->cl_win)
+		iso_free(S->cl_win);
+	if (S->cl_all)
+		iso_free(S->cl_all);
+	if (S->cl_hasin)
+		iso_free(S->cl_hasin);
+	S->cl_pos = NULL;
+	S->cl_win = NULL;
+	S->cl_all = NULL;
+	S->cl_hasin = NULL;
+	S->cl_approx = false;
+}
+
+/* dst |= src shifted up by shift bits, within nw words */
+static inline void
+or_shifted(uint64 *dst, const uint64 *src, uint32 nw, uint32 shift)
+{
+	uint32		ws = shift >> 6,
+				bs = shift & 63,
+				i;
+
+	for (i = 0; i + ws < nw; i++)
+	{
+		if (src[i] == 0)
+			continue;
+		dst[i + ws] |= src[i] << bs;
+		if (bs != 0 && i + ws + 1 < nw)
+			dst[i + ws + 1] |= src[i] >> (64 - bs);
+	}
+}
+
+/* 64 bits of row from bit index at (at may be negative: those bits are 0) */
+static inline uint64
+bits_at(const uint64 *row, uint32 nw, int64 at)
+{
+	uint64		lo,
+				hi;
+	int64		w;
+	uint32		b;
+
+	if (at < 0)
+	{
+		if (at <= -64)
+			return 0;
+		return bits_at(row, nw, 0) << (uint32) (-at);
+	}
+	w = at >> 6;
+	b = (uint32) (at & 63);
+	lo = w < nw ? row[w] : 0;
+	hi = w + 1 < nw ? row[w + 1] : 0;
+	return b == 0 ? lo : (lo >> b) | (hi << (64 - b));
+}
+
+/*
+ * The windowed closure (see IsoSearchState): given the product graph's
+ * SCCs (comp, members by comp_start), a topological order of them by
+ * Kahn's algorithm, earliest first node first; then from the last
+ * position back, each SCC's window (the SCCs it reaches among the next
+ * cl_window positions: its successors' windows shifted, and they) and
+ * its block bits (its successors' ORed; and each block inside its window
+ * whose every reachable SCC it reaches).  Every bit set is a path: an
+ * under-approximation.  false when it too would be too big.
+ */
+static bool
+build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
+					 const uint32 *comp_start, const uint32 *members)
+{
+	uint32		nst = S->n_st;
+	uint32		win = S->cl_window;
+	uint32		ww = win / 64;
+	uint32		n_blocks = (n_comp + CL_BLOCK - 1) / CL_BLOCK;
+	uint32		aw = (n_blocks + 63) / 64;
+	uint32	   *indeg,
+			   *first,
+			   *heap,
+			   *order,
+			   *stamp;
+	const uint32 *comp = S->cl_comp;
+	uint32		hn = 0,
+				no = 0,
+				c,
+				i;
+
+	if ((uint64) n_comp * (ww + aw) * 8 > CLOSURE_APPROX_MAX_BYTES)
+		return false;
+	indeg = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	first = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	heap = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	order = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	S->cl_pos = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	S->cl_hasin = iso_alloc0(sizeof(uint64) * ((n_comp + 63) / 64 + 1));
+	S->cl_win = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * ww, 1));
+	S->cl_all = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * aw, 1));
+	S->cl_awords = aw;
+	S->cl_ncomp = n_comp;
+	S->cl_approx = true;
+
+	/* in-degrees over edges between SCCs (each edge counted), first nodes */
+	for (c = 0; c < n_comp; c++)
+	{
+		first[c] = PG_UINT32_MAX;
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			first[c] = Min(first[c], x);
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d != c)
+					indeg[d]++;
+			}
+		}
+	}
+	/* Kahn's algorithm, a binary heap on first node */
+#define HEAP_LESS(i, j) (first[heap[i]] < first[heap[j]])
+	for (c = 0; c < n_comp; c++)
+		if (indeg[c] == 0)
+		{
+			uint32		k = hn++;
+
+			heap[k] = c;
+			while (k > 0 && HEAP_LESS(k, (k - 1) / 2))
+			{
+				uint32		t = heap[k];
+
+				heap[k] = heap[(k - 1) / 2];
+				heap[(k - 1) / 2] = t;
+				k = (k - 1) / 2;
+			}
+		}
+	while (hn > 0)
+	{
+		uint32		k = 0;
+
+		c = heap[0];
+		heap[0] = heap[--hn];
+		for (;;)
+		{
+			uint32		l = 2 * k + 1,
+						r = l + 1,
+						m = k,
+						t;
+
+			if (l < hn && HEAP_LESS(l, m))
+				m = l;
+			if (r < hn && HEAP_LESS(r, m))
+				m = r;
+			if (m == k)
+				break;
+			t = heap[k];
+			heap[k] = heap[m];
+			heap[m] = t;
+			k = m;
+		}
+		S->cl_pos[c] = no;
+		order[no++] = c;
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d == c)
+					continue;
+				if (--indeg[d] == 0)
+				{
+					uint32		q = hn++;
+
+					heap[q] = d;
+					while (q > 0 && HEAP_LESS(q, (q - 1) / 2))
+					{
+						uint32		t = heap[q];
+
+						heap[q] = heap[(q - 1) / 2];
+						heap[(q - 1) / 2] = t;
+						q = (q - 1) / 2;
+					}
+				}
+			}
+		}
+	}
+#undef HEAP_LESS
+	/* SCCs with an edge in from another (by position) */
+	for (c = 0; c < n_comp; c++)
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d != c)
+					S->cl_hasin[S->cl_pos[d] >> 6] |= UINT64_C(1) << (S->cl_pos[d] & 63);
+			}
+		}
+	/* last position first: successors (later positions) are complete */
+	for (i = n_comp; i-- > 0;)
+	{
+		uint64	   *w,
+				   *a;
+		uint32		j,
+					k;
+
+		c = order[i];
+		w = S->cl_win + (Size) c * ww;
+		a = S->cl_all + (Size) c * aw;
+		if ((i & 0xfff) == 0 && should_stop(S))
+			break;
+		for (j = comp_start[c]; j < comp_start[c + 1]; j++)
+		{
+			uint32		x = members[j];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d,
+							delta;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d == c || stamp[d] == c + 1)
+					continue;
+				stamp[d] = c + 1;
+				delta = S->cl_pos[d] - i;	/* > 0: a topological order */
+				if (delta <= win)
+				{
+					w[(delta - 1) >> 6] |= UINT64_C(1) << ((delta - 1) & 63);
+					or_shifted(w, S->cl_win + (Size) d * ww, ww, delta);
+				}
+				{
+					const uint64 *ad = S->cl_all + (Size) d * aw;
+
+					for (k = 0; k < aw; k++)
+						a[k] |= ad[k];
+				}
+			}
+		}
+		/* blocks inside the window: every SCC something reaches, reached */
+		for (k = (i + 1 + CL_BLOCK - 1) / CL_BLOCK;
+			 (uint64) (k + 1) * CL_BLOCK - 1 <= (uint64) i + win && k < n_blocks; k++)
+		{
+			uint64		need = S->cl_hasin[k];	/* CL_BLOCK is 64: one word */
+			uint64		got = bits_at(w, ww, (int64) k * CL_BLOCK - i - 1);
+
+			if ((need & ~got) == 0)
+				a[k >> 6] |= UINT64_C(1) << (k & 63);
+		}
+	}
+	iso_free(indeg);
+	iso_free(first);
+	iso_free(heap);
+	iso_free(order);
+	iso_free(stamp);
+	return !S->stopped;
+}
+
 /*
  * The reachability closure of g's product with the level's automaton
  * (nodes vertex * n_st + state, the steps of auto_step): Tarjan's SCCs,
@@ -880,6 +1187,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 		iso_free(S->cl_rows);
 	S->cl_rows = NULL;
 	S->cl_valid = false;
+	free_closure_approx(S);
 	comp = S->cl_comp = iso_alloc(sizeof(uint32) * Max(n, 1));
 	memset(comp, 0xff, sizeof(uint32) * Max(n, 1));
 	comp_start[0] = 0;
@@ -942,8 +1250,12 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 		}
 	}
 	words = (n + 63) / 64;
-	if ((uint64) n_comp * words * 8 > CLOSURE_MAX_BYTES)
+	if ((uint64) n_comp * words * 8 > CLOSURE_MAX_BYTES ||
+		S->opt->prune_method == ISO_PRUNE_WINDOW)
+	{
+		ok = build_closure_approx(S, g, n_comp, comp_start, members);
 		goto done;
+	}
 	S->cl_words = words;
 	S->cl_rows = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * words, 1));
 	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
@@ -1002,13 +1314,38 @@ done:
 	return ok;
 }
 
-/* Whether node "from" reaches node "to" in the closure's graph. */
+/* Whether node "from" reaches node "to" in the closure's graph (approx: if known to). */
 static inline bool
 cl_reach(const IsoSearchState *S, uint32 from, uint32 to)
 {
-	const uint64 *row = S->cl_rows + (Size) S->cl_comp[from] * S->cl_words;
+	uint32		c,
+				d,
+				pc,
+				pd;
 
-	return (row[to >> 6] >> (to & 63)) & 1;
+	if (!S->cl_approx)
+	{
+		const uint64 *row = S->cl_rows + (Size) S->cl_comp[from] * S->cl_words;
+
+		return (row[to >> 6] >> (to & 63)) & 1;
+	}
+	c = S->cl_comp[from];
+	d = S->cl_comp[to];
+	if (c == d)
+		return true;
+	pc = S->cl_pos[c];
+	pd = S->cl_pos[d];
+	if (pd <= pc)
+		return false;
+	if (pd - pc <= S->cl_window)
+	{
+		uint32		j = pd - pc - 1;
+
+		return (S->cl_win[(Size) c * (S->cl_window / 64) + (j >> 6)] >> (j & 63)) & 1;
+	}
+	if (!((S->cl_hasin[pd >> 6] >> (pd & 63)) & 1))
+		return false;
+	return (S->cl_all[(Size) c * S->cl_awords + ((pd / CL_BLOCK) >> 6)] >> ((pd / CL_BLOCK) & 63)) & 1;
 }
 
 /* side_closes by the closure (the same question, without the reason) */
@@ -1236,6 +1573,8 @@ setup_scratch(IsoSearchState *S)
 	S->comp = iso_alloc(sizeof(uint32) * Max(n, 1));
 	S->epoch = 0;
 	S->n_st = S->mode == MODE_ACYCLIC ? 1 : 2;
+	/* tests ask for the windowed closure with a small window (its blocks used) */
+	S->cl_window = S->opt->prune_method == ISO_PRUNE_WINDOW ? 64 : CL_WINDOW;
 }
 
 /*
@@ -1729,6 +2068,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->base0.edges);
 	FREE_IF(S->cl_comp);
 	FREE_IF(S->cl_rows);
+	free_closure_approx(S);
 	if (S->reasons.edges != out->reason_edges)
 		FREE_IF(S->reasons.edges);
 	FREE_IF(S->base.edges);

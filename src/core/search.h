@@ -50,6 +50,8 @@ typedef enum IsoPruneMethod
 	ISO_PRUNE_AUTO = 0,			/* a reachability closure per round, a BFS per
 								 * side where the closure would be too big */
 	ISO_PRUNE_BFS,				/* a BFS per side (tests compare the two) */
+	ISO_PRUNE_WINDOW,			/* the windowed closure, with a small window
+								 * (tests: what it misses is searched) */
 } IsoPruneMethod;
 
 typedef struct IsoSearchOptions
