@@ -42,6 +42,8 @@ typedef struct Slot
 	uint64	   *ord;			/* m rows of words words (see above) */
 	uint32		words;
 	uint32		ver0;			/* global index of version 1 (ver_start) */
+	uint32	   *pred_head;		/* m + 1: version -> its first direct
+								 * predecessor in S->pl (0: none) */
 	uint32	   *rd_start;		/* m + 2: readers of version v (0..m) */
 	uint32	   *rds;			/* their read ops */
 } Slot;
@@ -74,6 +76,19 @@ struct IsoSearchState
 	/* constraints 1..n_vars (cap_vars allocated) */
 	uint32		n_vars;
 	uint32		cap_vars;
+	/*
+	 * The direct predecessors of each version in its key's decided order
+	 * (the evidence's constraints and the pairs pruning decided): linked
+	 * lists, entry 0 unused.  ord_add finds what precedes a version by them.
+	 */
+	uint32	   *pl_next;
+	uint32	   *pl_ver;
+	uint32		pl_n,
+				pl_cap;
+	uint32	   *vmark;			/* per version (max m + 1): DFS marks */
+	uint32	   *vstack;
+	uint32		vepoch;
+	uint32		max_m;			/* most versions of an open key */
 	/* pair -> variable: open addressing, key 0 empty (pair_key) */
 	uint64	   *pair_keys;
 	uint32	   *pair_vars;
@@ -185,33 +200,61 @@ ord_get(const Slot *sl, uint32 a, uint32 b)
 	return (sl->ord[(Size) (a - 1) * sl->words + ((b - 1) >> 6)] >> ((b - 1) & 63)) & 1;
 }
 
+/* Record p as a direct predecessor of version q of sl. */
+static void
+pred_add(IsoSearchState *S, Slot *sl, uint32 p, uint32 q)
+{
+	if (S->pl_n + 1 >= S->pl_cap)
+	{
+		S->pl_cap = Max(1024, S->pl_cap * 2);
+		S->pl_next = S->pl_next ? iso_realloc(S->pl_next, sizeof(uint32) * S->pl_cap) :
+			iso_alloc(sizeof(uint32) * S->pl_cap);
+		S->pl_ver = S->pl_ver ? iso_realloc(S->pl_ver, sizeof(uint32) * S->pl_cap) :
+			iso_alloc(sizeof(uint32) * S->pl_cap);
+		if (S->pl_n == 0)
+			S->pl_n = 1;		/* entry 0: the end of a list */
+	}
+	S->pl_ver[S->pl_n] = p;
+	S->pl_next[S->pl_n] = sl->pred_head[q];
+	sl->pred_head[q] = S->pl_n++;
+}
+
 /*
  * Decide "a before b" (a pair that is open) and close the order under
  * transitivity: every version at or before a gets b and b's successors.
  * Sound: a before b in every version order the level allows (the caller's
  * reason) and ww is acyclic in all of them, so p before a before b before
- * q for every such p, q.  Returns how many ordered pairs it added (the
+ * q for every such p, q.  The versions at or before a are found by the
+ * direct predecessors (ord is their transitive closure), stopping at one
+ * that already precedes b: its row, and those of all before it, already
+ * hold b's (ord is closed).  Returns how many ordered pairs it added (the
  * implied ones included); *cycle when b was already before a (the
  * caller's graph then holds a ww cycle: the level is violated).
  */
 static uint64
-ord_add(Slot *sl, uint32 a, uint32 b, bool *cycle)
+ord_add(IsoSearchState *S, Slot *sl, uint32 a, uint32 b, bool *cycle)
 {
 	uint32		w = sl->words;
 	const uint64 *src = sl->ord + (Size) (b - 1) * w;
 	uint64		added = 0;
-	uint32		p,
+	uint32		sp = 0,
 				k;
 
 	if (ord_get(sl, b, a))
 		*cycle = true;
-	for (p = 1; p <= sl->m; p++)
+	if (++S->vepoch == 0)
 	{
-		uint64	   *row;
+		memset(S->vmark, 0, sizeof(uint32) * (S->max_m + 1));
+		S->vepoch = 1;
+	}
+	S->vstack[sp++] = a;
+	S->vmark[a] = S->vepoch;
+	while (sp > 0)
+	{
+		uint32		p = S->vstack[--sp];
+		uint64	   *row = sl->ord + (Size) (p - 1) * w;
+		uint32		e;
 
-		if (p != a && !ord_get(sl, p, a))
-			continue;
-		row = sl->ord + (Size) (p - 1) * w;
 		for (k = 0; k < w; k++)
 		{
 			uint64		x = src[k] | (k == ((b - 1) >> 6) ? UINT64_C(1) << ((b - 1) & 63) : 0);
@@ -223,7 +266,17 @@ ord_add(Slot *sl, uint32 a, uint32 b, bool *cycle)
 				row[k] |= n;
 			}
 		}
+		for (e = sl->pred_head[p]; e != 0; e = S->pl_next[e])
+		{
+			uint32		q = S->pl_ver[e];
+
+			if (S->vmark[q] == S->vepoch || ord_get(sl, q, b))
+				continue;
+			S->vmark[q] = S->vepoch;
+			S->vstack[sp++] = q;
+		}
 	}
+	pred_add(S, sl, a, b);
 	return added;
 }
 
@@ -479,6 +532,10 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	stack = iso_alloc(sizeof(uint32) * (max_m + 1));
 	mark = iso_alloc0(sizeof(uint32) * (max_m + 1));
 	adj_start = iso_alloc(sizeof(uint32) * (max_m + 2));
+	S->vmark = iso_alloc0(sizeof(uint32) * (max_m + 1));
+	S->vstack = iso_alloc(sizeof(uint32) * (max_m + 1));
+	S->vepoch = 0;
+	S->max_m = max_m;
 
 	iso_edgebuf_init(&S->base, S->inf->graph.n_edges + 1024);
 	memcpy(S->base.edges, S->inf->graph.edges, sizeof(IsoEdge) * S->inf->graph.n_edges);
@@ -504,6 +561,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		sl->ver0 = u->ver_start[s];
 		sl->words = (m + 63) / 64;
 		sl->ord = iso_alloc0(sizeof(uint64) * Max((Size) m * sl->words, 1));
+		sl->pred_head = iso_alloc0(sizeof(uint32) * (m + 1));
 		S->key_slot[sl->key] = s;
 		for (a = 1; a <= m; a++)
 			S->op_ver[sl->ver_op[a - 1]] = a;
@@ -591,7 +649,10 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		 * the decided order does not already imply it (prune).
 		 */
 		for (i = c0; i < c1; i++)
+		{
 			emit_before(S, &S->base, sl, u->cons_a[i], u->cons_b[i]);
+			pred_add(S, sl, u->cons_a[i], u->cons_b[i]);
+		}
 	}
 	iso_free(stack);
 	iso_free(mark);
@@ -1684,7 +1745,7 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 					 */
 					out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
 						((uint64) (sl->ver0 + a) << 33) + ((uint64) (sl->ver0 + b) << 1) + (fwd_bad ? 0 : 1);
-					added = fwd_bad ? ord_add(sl, b, a, &cycle) : ord_add(sl, a, b, &cycle);
+					added = fwd_bad ? ord_add(S, sl, b, a, &cycle) : ord_add(S, sl, a, b, &cycle);
 					out->stats.forced += added;
 					/*
 					 * Its edges join the graph, under a forced constraint
@@ -2050,6 +2111,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	for (s = 0; S->slots && s < S->n_slots; s++)
 	{
 		FREE_IF(S->slots[s].ord);
+		FREE_IF(S->slots[s].pred_head);
 		FREE_IF(S->slots[s].rd_start);
 		FREE_IF(S->slots[s].rds);
 	}
@@ -2063,6 +2125,10 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->var_reason);
 	FREE_IF(S->var_reason_len);
 	FREE_IF(S->var_round);
+	FREE_IF(S->pl_next);
+	FREE_IF(S->pl_ver);
+	FREE_IF(S->vmark);
+	FREE_IF(S->vstack);
 	FREE_IF(S->pair_keys);
 	FREE_IF(S->pair_vars);
 	FREE_IF(S->base0.edges);
