@@ -193,6 +193,16 @@ op_vertex(const IsoSearchState *S, uint32 op)
 	return S->inf->txn_vertex[S->h->ops[op].txn];
 }
 
+/* Bits set in x (without -mpopcnt, the builtin is a library call). */
+static inline uint32
+popcount64(uint64 x)
+{
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (uint32) ((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* Whether version a is before version b in sl's decided order (a, b >= 1). */
 static inline bool
 ord_get(const Slot *sl, uint32 a, uint32 b)
@@ -262,7 +272,7 @@ ord_add(IsoSearchState *S, Slot *sl, uint32 a, uint32 b, bool *cycle)
 
 			if (n)
 			{
-				added += (uint64) __builtin_popcountll(n);
+				added += (uint64) popcount64(n);
 				row[k] |= n;
 			}
 		}
@@ -1588,7 +1598,7 @@ record_order(IsoSearchState *S, IsoSearchResult *out)
 			uint32		n = 0;
 
 			for (k = 0; k < sl->words; k++)
-				n += (uint32) __builtin_popcountll(row[k]);
+				n += (uint32) popcount64(row[k]);
 			after[sl->ver0 + a - 1] = n;
 		}
 	}
