@@ -103,11 +103,12 @@ struct IsoSearchState
 	IsoEdgeBuf	reasons;
 	IsoEdgeBuf	base0;			/* base before the pruning (find_reasons) */
 
-	IsoEdgeBuf	base;			/* known + forced edges, not finished (after
-								 * a pruning round: that round's finished
-								 * graph's edges plus its forced ones; a
-								 * finished graph is a function of the set of
-								 * edges, so nothing changes by it) */
+	IsoGraph	base_g;			/* known + forced edges, finished (from the
+								 * first pruning round on; base is then
+								 * consumed) */
+	IsoEdgeBuf	base;			/* the known edges, not finished (build_slots;
+								 * the first pruning round finishes them into
+								 * base_g) */
 
 	/* BFS scratch over states (2 per vertex) */
 	uint32		n_states;
@@ -437,19 +438,98 @@ emit_side(IsoSearchState *S, IsoEdgeBuf *buf, uint32 v, bool forward)
 		emit_before(S, buf, sl, S->var_b[v], S->var_a[v]);
 }
 
-/* A finished graph of base's edges plus extra's. */
-static void
-finish_graph(IsoSearchState *S, const IsoEdgeBuf *extra, IsoGraph *g)
+/*
+ * The order iso_graph_finish gives a vertex's out-edges (graph.c): by (to,
+ * type, key, from_op, to_op); here with from first.
+ */
+static int
+edge_cmp_full(const void *pa, const void *pb)
 {
-	IsoEdgeBuf	buf;
-	uint64		n = S->base.n + (extra ? extra->n : 0);
+	const IsoEdge *a = (const IsoEdge *) pa;
+	const IsoEdge *b = (const IsoEdge *) pb;
 
-	iso_edgebuf_init(&buf, n + 16);
-	memcpy(buf.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
-	if (extra && extra->n)
-		memcpy(buf.edges + S->base.n, extra->edges, sizeof(IsoEdge) * extra->n);
-	buf.n = n;
-	iso_graph_finish(g, S->inf->graph.n_vertices, &buf);
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
+/*
+ * A finished graph of the base's edges (S->base_g, finished) plus extra's:
+ * the graph iso_graph_finish makes of them all, which is a function of the
+ * set of edges (each vertex's out-edges sorted as edge_cmp_full, the first
+ * of each (to, type) kept, self-edges dropped), made by sorting only the
+ * few extra edges and merging them into the base's sorted lists: the
+ * base's sort is not redone each round.
+ */
+static void
+finish_graph(IsoSearchState *S, IsoEdgeBuf *extra, IsoGraph *g)
+{
+	const IsoGraph *bg = &S->base_g;
+	uint32		nv = bg->n_vertices;
+	uint64		nx = 0,
+				i,
+				xi = 0,
+				w = 0;
+	IsoEdge    *x = extra ? extra->edges : NULL;
+	uint32		v;
+
+	/* extra: validated, without self-edges, sorted */
+	for (i = 0; extra && i < extra->n; i++)
+	{
+		if (x[i].from >= nv || x[i].to >= nv)
+			iso_host_internal_error("edge endpoint out of range");
+		if (x[i].from != x[i].to)
+			x[nx++] = x[i];
+	}
+	if (nx > 1)
+		qsort(x, nx, sizeof(IsoEdge), edge_cmp_full);
+	g->n_vertices = nv;
+	g->out_start = iso_alloc(sizeof(uint64) * ((Size) nv + 1));
+	g->edges = iso_alloc(sizeof(IsoEdge) * Max(bg->n_edges + nx, 1));
+	for (v = 0; v < nv; v++)
+	{
+		uint64		bi = bg->out_start[v],
+					be = bg->out_start[v + 1];
+		uint64		start = w;
+
+		g->out_start[v] = w;
+		if (xi >= nx || x[xi].from != v)
+		{
+			memcpy(g->edges + w, bg->edges + bi, sizeof(IsoEdge) * (be - bi));
+			w += be - bi;
+			continue;
+		}
+		while (bi < be || (xi < nx && x[xi].from == v))
+		{
+			const IsoEdge *e;
+
+			if (bi < be && (xi >= nx || x[xi].from != v ||
+							edge_cmp_full(&bg->edges[bi], &x[xi]) <= 0))
+				e = &bg->edges[bi++];
+			else
+				e = &x[xi++];
+			/* the first of each (to, type) group */
+			if (w > start && g->edges[w - 1].to == e->to && g->edges[w - 1].type == e->type)
+				continue;
+			g->edges[w++] = *e;
+		}
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	g->out_start[nv] = w;
+	g->n_edges = w;
+	if (extra)
+		extra->n = 0;
 }
 
 static void
@@ -1674,14 +1754,17 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			iso_edgebuf_init(&S->base0, S->base.n);
 			memcpy(S->base0.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
 			S->base0.n = S->base.n;
+			/* the base, finished once: later rounds merge into it */
+			iso_graph_finish(&S->base_g, S->inf->graph.n_vertices, &S->base);
 		}
 		out->stats.prune_rounds++;
-		memset(&g, 0, sizeof(g));
-		finish_graph(S, NULL, &g);
+		/* this round's graph: the base (known and forced edges) itself */
+		g = S->base_g;
 		memset(&cycles, 0, sizeof(cycles));
 		if (iso_find_cycles(&g, S->level, S->opt->max_witnesses, &cycles))
 		{
 			out->graph = g;
+			memset(&S->base_g, 0, sizeof(S->base_g));	/* out owns it */
 			out->cycles = cycles;
 			mark_origins(S, out);
 			return ISO_SEARCH_VIOLATED;
@@ -1698,10 +1781,7 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		if (by_closure)
 			out->stats.closure_rounds++;
 		if (should_stop(S))
-		{
-			free_graph(&g);
 			return ISO_SEARCH_UNDECIDED;
-		}
 		iso_edgebuf_init(&forced, 64);
 		/*
 		 * Every pair the decided order leaves open, per key from the last
@@ -1771,29 +1851,19 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		}
 		if (stop)
 		{
-			free_graph(&g);
 			iso_free(forced.edges);
 			return ISO_SEARCH_UNDECIDED;
 		}
 		out->stats.constraints_left = left;
 		if (forced.n > 0)
 		{
-			/* base := this round's finished edges (deduplicated), then the forced */
-			iso_free(S->base.edges);
-			S->base.edges = g.edges;
-			S->base.n = g.n_edges;
-			S->base.cap = Max(g.n_edges, 1);	/* iso_graph_finish keeps at least one */
-			g.edges = NULL;
-		}
-		free_graph(&g);
-		if (forced.n > 0)
-		{
-			uint64		i;
+			/* base := base plus this round's forced edges, finished */
+			IsoGraph	ng;
 
-			for (i = 0; i < forced.n; i++)
-				iso_edgebuf_add(&S->base, forced.edges[i].from, forced.edges[i].to,
-								(IsoEdgeType) forced.edges[i].type, forced.edges[i].key,
-								forced.edges[i].from_op, forced.edges[i].to_op);
+			memset(&ng, 0, sizeof(ng));
+			finish_graph(S, &forced, &ng);
+			free_graph(&S->base_g);
+			S->base_g = ng;
 		}
 		iso_free(forced.edges);
 		if (!changed)
@@ -1811,14 +1881,10 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 static void
 orient_vars(IsoSearchState *S)
 {
-	IsoGraph	g;
 	uint32		v;
 
-	memset(&g, 0, sizeof(g));
-	finish_graph(S, NULL, &g);
-	iso_scc(&g, ISO_EDGE_BIT(ISO_EDGE_WW) | ISO_EDGE_BIT(ISO_EDGE_WR) |
+	iso_scc(&S->base_g, ISO_EDGE_BIT(ISO_EDGE_WW) | ISO_EDGE_BIT(ISO_EDGE_WR) |
 			ISO_EDGE_BIT(ISO_EDGE_SO) | ISO_EDGE_BIT(ISO_EDGE_RT), S->comp);
-	free_graph(&g);
 	for (v = 1; v <= S->n_vars; v++)
 	{
 		Slot	   *sl = &S->slots[S->var_slot[v]];
@@ -2148,6 +2214,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	if (S->reasons.edges != out->reason_edges)
 		FREE_IF(S->reasons.edges);
 	FREE_IF(S->base.edges);
+	free_graph(&S->base_g);
 	FREE_IF(S->seen);
 	FREE_IF(S->target);
 	FREE_IF(S->target_states);
