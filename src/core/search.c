@@ -1033,6 +1033,15 @@ free_closure_approx(IsoSearchState *S)
 	S->cl_approx = false;
 }
 
+static int
+cmp_uint32_desc(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a,
+				y = *(const uint32 *) b;
+
+	return x > y ? -1 : x < y ? 1 : 0;
+}
+
 /* dst |= src shifted up by shift bits, within nw words */
 static inline void
 or_shifted(uint64 *dst, const uint64 *src, uint32 nw, uint32 shift)
@@ -1323,6 +1332,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 	uint32	   *comp_start = iso_alloc(sizeof(uint32) * (Size) (n + 1));
 	uint32	   *comp;
 	uint32	   *stamp = NULL;
+	uint32	   *succ = NULL;
 	uint32		counter = 0,
 				tsp = 0,
 				n_comp = 0,
@@ -1410,11 +1420,19 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 	S->cl_words = words;
 	S->cl_rows = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * words, 1));
 	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
-	/* sinks first: every successor SCC's row is complete before it is used */
+	/*
+	 * Sinks first: every successor SCC's row is complete before it is
+	 * used.  The successors nearest first (highest number: Tarjan numbers
+	 * sinks first), and one whose first node the row already holds is
+	 * skipped: an SCC ORed before reaches it, so its row already holds
+	 * that one's (with real-time order most successors are skipped).
+	 */
+	succ = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	for (c = 0; c < n_comp; c++)
 	{
 		uint64	   *row = S->cl_rows + (Size) c * words;
-		uint32		i;
+		uint32		i,
+					ns_c = 0;
 
 		if ((c & 0xff) == 0 && should_stop(S))
 			goto done;
@@ -1429,9 +1447,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 			{
 				const IsoEdge *ed = &g->edges[e];
 				uint32		ns,
-							cy,
-							k;
-				const uint64 *src;
+							cy;
 
 				if (!auto_step(S, ed->type, x % nst, &ns))
 					continue;
@@ -1439,10 +1455,23 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 				if (cy == c || stamp[cy] == c + 1)
 					continue;
 				stamp[cy] = c + 1;
-				src = S->cl_rows + (Size) cy * words;
-				for (k = 0; k < words; k++)
-					row[k] |= src[k];
+				succ[ns_c++] = cy;
 			}
+		}
+		if (ns_c > 1)
+			qsort(succ, ns_c, sizeof(uint32), cmp_uint32_desc);
+		for (i = 0; i < ns_c; i++)
+		{
+			uint32		cy = succ[i],
+						rep = members[comp_start[cy]],
+						k;
+			const uint64 *src;
+
+			if ((row[rep >> 6] >> (rep & 63)) & 1)
+				continue;
+			src = S->cl_rows + (Size) cy * words;
+			for (k = 0; k < words; k++)
+				row[k] |= src[k];
 		}
 	}
 	ok = true;
@@ -1456,6 +1485,8 @@ done:
 	iso_free(comp_start);
 	if (stamp)
 		iso_free(stamp);
+	if (succ)
+		iso_free(succ);
 	if (!ok && S->cl_rows)
 	{
 		iso_free(S->cl_rows);
