@@ -1034,6 +1034,15 @@ free_closure_approx(IsoSearchState *S)
 }
 
 static int
+cmp_uint32_asc(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a,
+				y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
 cmp_uint32_desc(const void *a, const void *b)
 {
 	uint32		x = *(const uint32 *) a,
@@ -1105,7 +1114,8 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 			   *first,
 			   *heap,
 			   *order,
-			   *stamp;
+			   *stamp,
+			   *succ;
 	const uint32 *comp = S->cl_comp;
 	uint32		hn = 0,
 				no = 0,
@@ -1119,6 +1129,7 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 	heap = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	order = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	succ = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	S->cl_pos = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	S->cl_hasin = iso_alloc0(sizeof(uint64) * ((n_comp + 63) / 64 + 1));
 	S->cl_win = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * ww, 1));
@@ -1251,13 +1262,15 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 		uint64	   *w,
 				   *a;
 		uint32		j,
-					k;
+					k,
+					ns_c;
 
 		c = order[i];
 		w = S->cl_win + (Size) c * ww;
 		a = S->cl_all + (Size) c * aw;
 		if ((i & 0xfff) == 0 && should_stop(S))
 			break;
+		ns_c = 0;
 		for (j = comp_start[c]; j < comp_start[c + 1]; j++)
 		{
 			uint32		x = members[j];
@@ -1266,8 +1279,7 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
 			{
 				uint32		ns,
-							d,
-							delta;
+							d;
 
 				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
 					continue;
@@ -1275,18 +1287,34 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 				if (d == c || stamp[d] == c + 1)
 					continue;
 				stamp[d] = c + 1;
-				delta = S->cl_pos[d] - i;	/* > 0: a topological order */
-				if (delta <= win)
-				{
-					w[(delta - 1) >> 6] |= UINT64_C(1) << ((delta - 1) & 63);
-					or_shifted(w, S->cl_win + (Size) d * ww, ww, delta);
-				}
-				{
-					const uint64 *ad = S->cl_all + (Size) d * aw;
+				succ[ns_c++] = S->cl_pos[d];
+			}
+		}
+		/*
+		 * Nearest first; one already in the window is skipped: an SCC
+		 * ORed before reaches it, and every path between them stays in
+		 * that one's window (a topological order), so its window and
+		 * blocks already hold this one's.
+		 */
+		if (ns_c > 1)
+			qsort(succ, ns_c, sizeof(uint32), cmp_uint32_asc);
+		for (j = 0; j < ns_c; j++)
+		{
+			uint32		d = order[succ[j]],
+						delta = succ[j] - i;	/* > 0: a topological order */
 
-					for (k = 0; k < aw; k++)
-						a[k] |= ad[k];
-				}
+			if (delta <= win)
+			{
+				if ((w[(delta - 1) >> 6] >> ((delta - 1) & 63)) & 1)
+					continue;
+				w[(delta - 1) >> 6] |= UINT64_C(1) << ((delta - 1) & 63);
+				or_shifted(w, S->cl_win + (Size) d * ww, ww, delta);
+			}
+			{
+				const uint64 *ad = S->cl_all + (Size) d * aw;
+
+				for (k = 0; k < aw; k++)
+					a[k] |= ad[k];
 			}
 		}
 		/* blocks inside the window: every SCC something reaches, reached */
@@ -1305,6 +1333,7 @@ build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
 	iso_free(heap);
 	iso_free(order);
 	iso_free(stamp);
+	iso_free(succ);
 	return !S->stopped;
 }
 
