@@ -3,9 +3,10 @@
 # version log; PolySI's shape, 30000 transactions: since the search makes
 # constraints only for the pairs pruning leaves open, 2000 take 0.1 s,
 # too short to cancel) whose search runs for about 2 s; statement_timeout
-# and pg_cancel_backend stop iso_levels with 57014 within a few seconds (isograph.search_timeout left large, so the
-# cancel, not the search's own timeout, ends it), the backend stays up and
-# the same session runs the next query.  Memory: the search of this
+# and pg_cancel_backend stop iso_levels with 57014 within a few seconds
+# (isograph.search_timeout left large, so the cancel, not the search's own
+# timeout, ends it), the backend stays up and the same session runs the
+# next query.  Memory: the search of this
 # history takes about 0.4 GB.
 . "$(dirname "$0")/lib.sh"
 
