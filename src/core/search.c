@@ -89,6 +89,7 @@ struct IsoSearchState
 	uint32	   *vstack;
 	uint32		vepoch;
 	uint32		max_m;			/* most versions of an open key */
+	uint64		ord_bytes;		/* the slots' order bits */
 	/* pair -> variable: open addressing, key 0 empty (pair_key) */
 	uint64	   *pair_keys;
 	uint32	   *pair_vars;
@@ -651,6 +652,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		sl->ver0 = u->ver_start[s];
 		sl->words = (m + 63) / 64;
 		sl->ord = iso_alloc0(sizeof(uint64) * Max((Size) m * sl->words, 1));
+		S->ord_bytes += sizeof(uint64) * (uint64) m * sl->words;
 		sl->pred_head = iso_alloc0(sizeof(uint32) * (m + 1));
 		S->key_slot[sl->key] = s;
 		for (a = 1; a <= m; a++)
@@ -775,7 +777,9 @@ make_open_vars(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 				open++;
 	}
 	st->constraints_left = open;
-	if (S->opt->max_constraints > 0 && S->n_vars + open > S->opt->max_constraints)
+	if ((S->opt->max_constraints > 0 && S->n_vars + open > S->opt->max_constraints) ||
+		(S->opt->max_bytes > 0 &&
+		 S->ord_bytes + (S->n_vars + open) * 256 > S->opt->max_bytes))
 	{
 		*reason = "too many unordered version pairs for the search (isograph.max_memory bounds the solver)";
 		return false;

@@ -74,6 +74,9 @@ typedef struct IsoSearchOptions
 								 * timeout_seconds); 0: timeout_seconds from
 								 * each level's start */
 	IsoPruneMethod prune_method;
+	uint64		max_bytes;		/* most bytes of order bits plus 256 per
+								 * variable together, checked after pruning
+								 * (both above bound each alone); 0: none */
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats

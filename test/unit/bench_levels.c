@@ -80,8 +80,9 @@ main(int argc, char **argv)
 	bool		search = true;
 	bool		prune_bfs = false;
 	double		search_timeout = 60;
-	uint64		max_memory_mb = 4096;	/* as isograph.max_memory: 2 GB of
-										 * order bits, 8M variables */
+	uint64		max_memory_mb = 4096;	/* as isograph.max_memory: 3 GB of
+										 * order bits, 8M variables, 4 GB
+										 * for both */
 
 	while (argc > 2 && argv[1][0] == '-')
 	{
@@ -149,9 +150,9 @@ main(int argc, char **argv)
 	if (search)
 	{
 		/* the limits the server derives from isograph.max_memory (check_sql.c) */
-		IsoSearchOptions so = {search_timeout, max_memory_mb * 1024 * 1024 / 2 * 8,
+		IsoSearchOptions so = {search_timeout, max_memory_mb * 1024 * 1024 / 4 * 3 * 8,
 			max_memory_mb * 1024 * 1024 / 2 / 256, 3, false, false, 0.0,
-			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO};
+			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO, max_memory_mb * 1024 * 1024};
 		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
 		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);

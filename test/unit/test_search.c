@@ -30,7 +30,7 @@ typedef struct Checked
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 } Checked;
 
-static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
+static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO, 0};
 
 static bool
 check_text(const char *text, size_t len, Checked *c)
@@ -356,6 +356,21 @@ hand_made(void)
 		   r.stats.prune_rounds >= 1,
 		   "cap after pruning: a cap of 9 does not decide it, after pruning (%s)",
 		   r.reason ? r.reason : "");
+		iso_search_result_free(&r);
+		/*
+		 * The joint bound: order bits (x: 10 rows of a word, y: 2) 96
+		 * bytes, plus 256 per variable: 2656 bytes decide, 2655 do not.
+		 */
+		o.max_constraints = 0;
+		o.max_bytes = 2656;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_HOLDS, "cap after pruning: 2656 bytes for bits and variables decide it (%d)",
+		   (int) r.verdict);
+		iso_search_result_free(&r);
+		o.max_bytes = 2655;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_UNDECIDED && r.stats.prune_rounds >= 1,
+		   "cap after pruning: 2655 bytes do not, after pruning (%d)", (int) r.verdict);
 		iso_search_result_free(&r);
 	}
 	else
