@@ -15,12 +15,15 @@
 #include <time.h>
 
 /*
- * rel[(a-1) * m + (b-1)] for versions a != b (1..m) of an open key: REL_KNOWN
- * when the evidence puts a before b, -REL_KNOWN when after; else +v / -v
- * for constraint v: a before b exactly when v's literal +v / -v is true.
+ * Each open key's decided order: ord, m rows of words, bit b-1 of row a-1
+ * set when version a is before version b in every version order the
+ * search can still pick (the evidence's order, the orders pruning forced,
+ * and what those imply by transitivity; kept transitively closed).  A
+ * pair in neither direction is open; only open pairs left after pruning
+ * become solver variables (and the forced pairs whose edges the graph
+ * needs, see ord_add).  Variables are found by their pair in a hash
+ * (pair_find): no per-pair array.
  */
-#define REL_KNOWN		0x7fffffff
-
 /* a BFS of the pruning gives up after this many states (it only prunes) */
 #define PRUNE_BFS_BUDGET	(1u << 16)
 /* witness cycles per kind asked of the cycle search in each round */
@@ -37,7 +40,11 @@ typedef struct Slot
 	uint32		key;
 	uint32		m;				/* versions 1..m */
 	const uint32 *ver_op;		/* version v: ver_op[v - 1] */
-	int32	   *rel;			/* m * m */
+	uint64	   *ord;			/* m rows of words words (see above) */
+	uint32		words;
+	uint32		ver0;			/* global index of version 1 (ver_start) */
+	uint32	   *pred_head;		/* m + 1: version -> its first direct
+								 * predecessor in S->pl (0: none) */
 	uint32	   *rd_start;		/* m + 2: readers of version v (0..m) */
 	uint32	   *rds;			/* their read ops */
 } Slot;
@@ -67,8 +74,27 @@ struct IsoSearchState
 	uint32	   *key_slot;		/* key id -> slot or ISO_NONE */
 	uint32	   *op_ver;			/* op -> version written/read on an open key */
 
-	/* constraints 1..n_vars */
+	/* constraints 1..n_vars (cap_vars allocated) */
 	uint32		n_vars;
+	uint32		cap_vars;
+	/*
+	 * The direct predecessors of each version in its key's decided order
+	 * (the evidence's constraints and the pairs pruning decided): linked
+	 * lists, entry 0 unused.  ord_add finds what precedes a version by them.
+	 */
+	uint32	   *pl_next;
+	uint32	   *pl_ver;
+	uint32		pl_n,
+				pl_cap;
+	uint32	   *vmark;			/* per version (max m + 1): DFS marks */
+	uint32	   *vstack;
+	uint32		vepoch;
+	uint32		max_m;			/* most versions of an open key */
+	uint64		ord_bytes;		/* the slots' order bits */
+	/* pair -> variable: open addressing, key 0 empty (pair_key) */
+	uint64	   *pair_keys;
+	uint32	   *pair_vars;
+	uint64		pair_cap;		/* a power of two */
 	uint32	   *var_slot;
 	uint32	   *var_a;			/* +v: var_a before var_b */
 	uint32	   *var_b;
@@ -79,11 +105,12 @@ struct IsoSearchState
 	IsoEdgeBuf	reasons;
 	IsoEdgeBuf	base0;			/* base before the pruning (find_reasons) */
 
-	IsoEdgeBuf	base;			/* known + forced edges, not finished (after
-								 * a pruning round: that round's finished
-								 * graph's edges plus its forced ones; a
-								 * finished graph is a function of the set of
-								 * edges, so nothing changes by it) */
+	IsoGraph	base_g;			/* known + forced edges, finished (from the
+								 * first pruning round on; base is then
+								 * consumed) */
+	IsoEdgeBuf	base;			/* the known edges, not finished (build_slots;
+								 * the first pruning round finishes them into
+								 * base_g) */
 
 	/* BFS scratch over states (2 per vertex) */
 	uint32		n_states;
@@ -107,10 +134,33 @@ struct IsoSearchState
 	uint64	   *cl_rows;		/* n_comp rows of cl_words words */
 	uint32		cl_words;
 	bool		cl_valid;
+
+	/*
+	 * Where the rows would be too big: a windowed closure that only
+	 * under-approximates reachability (so pruning forces less, never
+	 * wrongly; what it misses is left to the solver).  SCCs in a
+	 * topological order (cl_pos; by first node, which follows the
+	 * transactions' order), per SCC the SCCs it reaches among the next
+	 * CL_WINDOW positions (cl_win), and per block of CL_BLOCK positions
+	 * whether it reaches every SCC of the block that something reaches
+	 * (cl_all; cl_hasin marks those).
+	 */
+	bool		cl_approx;
+	uint32		cl_window;		/* bits, a multiple of 64 */
+	uint32		cl_ncomp;
+	uint32	   *cl_pos;
+	uint64	   *cl_win;
+	uint64	   *cl_all;
+	uint64	   *cl_hasin;
+	uint32		cl_awords;
 };
 
-/* the closure's most bytes (rows of nodes^2 bits); above: BFS per side */
+/* the closure's most bytes (rows of nodes^2 bits); above: the windowed one */
 #define CLOSURE_MAX_BYTES	(UINT64_C(256) << 20)
+/* the windowed closure: positions ahead it keeps, positions per block, most bytes */
+#define CL_WINDOW			2048
+#define CL_BLOCK			64
+#define CLOSURE_APPROX_MAX_BYTES	(UINT64_C(1) << 30)
 
 static double
 now_seconds(void)
@@ -146,17 +196,220 @@ op_vertex(const IsoSearchState *S, uint32 op)
 	return S->inf->txn_vertex[S->h->ops[op].txn];
 }
 
-static inline int32
-rel_get(const Slot *sl, uint32 a, uint32 b)
+/* Bits set in x (without -mpopcnt, the builtin is a library call). */
+static inline uint32
+popcount64(uint64 x)
 {
-	return sl->rel[(Size) (a - 1) * sl->m + (b - 1)];
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (uint32) ((x * UINT64_C(0x0101010101010101)) >> 56);
 }
 
-static inline void
-rel_set(Slot *sl, uint32 a, uint32 b, int32 r)
+/* Whether version a is before version b in sl's decided order (a, b >= 1). */
+static inline bool
+ord_get(const Slot *sl, uint32 a, uint32 b)
 {
-	sl->rel[(Size) (a - 1) * sl->m + (b - 1)] = r;
-	sl->rel[(Size) (b - 1) * sl->m + (a - 1)] = -r;
+	return (sl->ord[(Size) (a - 1) * sl->words + ((b - 1) >> 6)] >> ((b - 1) & 63)) & 1;
+}
+
+/* Record p as a direct predecessor of version q of sl. */
+static void
+pred_add(IsoSearchState *S, Slot *sl, uint32 p, uint32 q)
+{
+	if (S->pl_n + 1 >= S->pl_cap)
+	{
+		S->pl_cap = Max(1024, S->pl_cap * 2);
+		S->pl_next = S->pl_next ? iso_realloc(S->pl_next, sizeof(uint32) * S->pl_cap) :
+			iso_alloc(sizeof(uint32) * S->pl_cap);
+		S->pl_ver = S->pl_ver ? iso_realloc(S->pl_ver, sizeof(uint32) * S->pl_cap) :
+			iso_alloc(sizeof(uint32) * S->pl_cap);
+		if (S->pl_n == 0)
+			S->pl_n = 1;		/* entry 0: the end of a list */
+	}
+	S->pl_ver[S->pl_n] = p;
+	S->pl_next[S->pl_n] = sl->pred_head[q];
+	sl->pred_head[q] = S->pl_n++;
+}
+
+/*
+ * Decide "a before b" (a pair that is open) and close the order under
+ * transitivity: every version at or before a gets b and b's successors.
+ * Sound: a before b in every version order the level allows (the caller's
+ * reason) and ww is acyclic in all of them, so p before a before b before
+ * q for every such p, q.  The versions at or before a are found by the
+ * direct predecessors (ord is their transitive closure), stopping at one
+ * that already precedes b: its row, and those of all before it, already
+ * hold b's (ord is closed).  Returns how many ordered pairs it added (the
+ * implied ones included); *cycle when b was already before a (the
+ * caller's graph then holds a ww cycle: the level is violated).
+ */
+static uint64
+ord_add(IsoSearchState *S, Slot *sl, uint32 a, uint32 b, bool *cycle)
+{
+	uint32		w = sl->words;
+	const uint64 *src = sl->ord + (Size) (b - 1) * w;
+	uint64		added = 0;
+	uint32		sp = 0,
+				k;
+
+	if (ord_get(sl, b, a))
+		*cycle = true;
+	if (++S->vepoch == 0)
+	{
+		memset(S->vmark, 0, sizeof(uint32) * (S->max_m + 1));
+		S->vepoch = 1;
+	}
+	S->vstack[sp++] = a;
+	S->vmark[a] = S->vepoch;
+	while (sp > 0)
+	{
+		uint32		p = S->vstack[--sp];
+		uint64	   *row = sl->ord + (Size) (p - 1) * w;
+		uint32		e;
+
+		for (k = 0; k < w; k++)
+		{
+			uint64		x = src[k] | (k == ((b - 1) >> 6) ? UINT64_C(1) << ((b - 1) & 63) : 0);
+			uint64		n = x & ~row[k];
+
+			if (n)
+			{
+				added += (uint64) popcount64(n);
+				row[k] |= n;
+			}
+		}
+		for (e = sl->pred_head[p]; e != 0; e = S->pl_next[e])
+		{
+			uint32		q = S->pl_ver[e];
+
+			if (S->vmark[q] == S->vepoch || ord_get(sl, q, b))
+				continue;
+			S->vmark[q] = S->vepoch;
+			S->vstack[sp++] = q;
+		}
+	}
+	pred_add(S, sl, a, b);
+	return added;
+}
+
+/* The hash key of the pair {a, b} of slot sl (never 0: the larger index is >= 1). */
+static inline uint64
+pair_key(const Slot *sl, uint32 a, uint32 b)
+{
+	uint64		x = sl->ver0 + Min(a, b) - 1;
+	uint64		y = sl->ver0 + Max(a, b) - 1;
+
+	return (x << 32) | y;
+}
+
+static inline uint64
+pair_hash(uint64 k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64_C(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+/* The variable of the pair {a, b} of sl, or 0. */
+static uint32
+pair_find(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b)
+{
+	uint64		k = pair_key(sl, a, b);
+	uint64		i;
+
+	if (S->pair_cap == 0)
+		return 0;
+	for (i = pair_hash(k) & (S->pair_cap - 1);; i = (i + 1) & (S->pair_cap - 1))
+	{
+		if (S->pair_keys[i] == k)
+			return S->pair_vars[i];
+		if (S->pair_keys[i] == 0)
+			return 0;
+	}
+}
+
+static void
+pair_put(IsoSearchState *S, uint64 k, uint32 v)
+{
+	uint64		i;
+
+	for (i = pair_hash(k) & (S->pair_cap - 1); S->pair_keys[i] != 0; i = (i + 1) & (S->pair_cap - 1))
+		;
+	S->pair_keys[i] = k;
+	S->pair_vars[i] = v;
+}
+
+/*
+ * A new constraint on the pair a, b of slot s (+v: a before b), forced
+ * (+1, -1, in round) or open (0).
+ */
+static uint32
+new_var(IsoSearchState *S, uint32 s, uint32 a, uint32 b, int8 forced, uint32 round)
+{
+	uint32		v;
+
+	if (S->n_vars >= (uint32) PG_INT32_MAX - 2)
+		iso_host_limit("too many open version pairs for the search");
+	v = ++S->n_vars;
+	if (v >= S->cap_vars)
+	{
+		uint32		old = S->cap_vars;
+
+		S->cap_vars = Max(64, old * 2);
+		if (old == 0)
+		{
+			S->var_slot = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_a = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_b = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_forced = iso_alloc(sizeof(int8) * S->cap_vars);
+			S->var_reason = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_reason_len = iso_alloc(sizeof(uint32) * S->cap_vars);
+			S->var_round = iso_alloc(sizeof(uint32) * S->cap_vars);
+		}
+		else
+		{
+			S->var_slot = iso_realloc(S->var_slot, sizeof(uint32) * S->cap_vars);
+			S->var_a = iso_realloc(S->var_a, sizeof(uint32) * S->cap_vars);
+			S->var_b = iso_realloc(S->var_b, sizeof(uint32) * S->cap_vars);
+			S->var_forced = iso_realloc(S->var_forced, sizeof(int8) * S->cap_vars);
+			S->var_reason = iso_realloc(S->var_reason, sizeof(uint32) * S->cap_vars);
+			S->var_reason_len = iso_realloc(S->var_reason_len, sizeof(uint32) * S->cap_vars);
+			S->var_round = iso_realloc(S->var_round, sizeof(uint32) * S->cap_vars);
+		}
+	}
+	S->var_slot[v] = s;
+	S->var_a[v] = a;
+	S->var_b[v] = b;
+	S->var_forced[v] = forced;
+	S->var_reason[v] = ISO_NONE;
+	S->var_reason_len[v] = 0;
+	S->var_round[v] = round;
+	/* the hash at most half full */
+	if ((uint64) v * 2 >= S->pair_cap)
+	{
+		uint64	   *ok = S->pair_keys;
+		uint32	   *ov = S->pair_vars;
+		uint64		oc = S->pair_cap,
+					i;
+
+		S->pair_cap = Max(UINT64_C(1024), oc * 2);
+		S->pair_keys = iso_alloc0(sizeof(uint64) * S->pair_cap);
+		S->pair_vars = iso_alloc(sizeof(uint32) * S->pair_cap);
+		for (i = 0; i < oc; i++)
+			if (ok[i] != 0)
+				pair_put(S, ok[i], ov[i]);
+		if (ok)
+		{
+			iso_free(ok);
+			iso_free(ov);
+		}
+	}
+	pair_put(S, pair_key(&S->slots[s], a, b), v);
+	return v;
 }
 
 /* The edges of "version a before version b" (a, b >= 1). */
@@ -187,19 +440,98 @@ emit_side(IsoSearchState *S, IsoEdgeBuf *buf, uint32 v, bool forward)
 		emit_before(S, buf, sl, S->var_b[v], S->var_a[v]);
 }
 
-/* A finished graph of base's edges plus extra's. */
-static void
-finish_graph(IsoSearchState *S, const IsoEdgeBuf *extra, IsoGraph *g)
+/*
+ * The order iso_graph_finish gives a vertex's out-edges (graph.c): by (to,
+ * type, key, from_op, to_op); here with from first.
+ */
+static int
+edge_cmp_full(const void *pa, const void *pb)
 {
-	IsoEdgeBuf	buf;
-	uint64		n = S->base.n + (extra ? extra->n : 0);
+	const IsoEdge *a = (const IsoEdge *) pa;
+	const IsoEdge *b = (const IsoEdge *) pb;
 
-	iso_edgebuf_init(&buf, n + 16);
-	memcpy(buf.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
-	if (extra && extra->n)
-		memcpy(buf.edges + S->base.n, extra->edges, sizeof(IsoEdge) * extra->n);
-	buf.n = n;
-	iso_graph_finish(g, S->inf->graph.n_vertices, &buf);
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
+/*
+ * A finished graph of the base's edges (S->base_g, finished) plus extra's:
+ * the graph iso_graph_finish makes of them all, which is a function of the
+ * set of edges (each vertex's out-edges sorted as edge_cmp_full, the first
+ * of each (to, type) kept, self-edges dropped), made by sorting only the
+ * few extra edges and merging them into the base's sorted lists: the
+ * base's sort is not redone each round.
+ */
+static void
+finish_graph(IsoSearchState *S, IsoEdgeBuf *extra, IsoGraph *g)
+{
+	const IsoGraph *bg = &S->base_g;
+	uint32		nv = bg->n_vertices;
+	uint64		nx = 0,
+				i,
+				xi = 0,
+				w = 0;
+	IsoEdge    *x = extra ? extra->edges : NULL;
+	uint32		v;
+
+	/* extra: validated, without self-edges, sorted */
+	for (i = 0; extra && i < extra->n; i++)
+	{
+		if (x[i].from >= nv || x[i].to >= nv)
+			iso_host_internal_error("edge endpoint out of range");
+		if (x[i].from != x[i].to)
+			x[nx++] = x[i];
+	}
+	if (nx > 1)
+		qsort(x, nx, sizeof(IsoEdge), edge_cmp_full);
+	g->n_vertices = nv;
+	g->out_start = iso_alloc(sizeof(uint64) * ((Size) nv + 1));
+	g->edges = iso_alloc(sizeof(IsoEdge) * Max(bg->n_edges + nx, 1));
+	for (v = 0; v < nv; v++)
+	{
+		uint64		bi = bg->out_start[v],
+					be = bg->out_start[v + 1];
+		uint64		start = w;
+
+		g->out_start[v] = w;
+		if (xi >= nx || x[xi].from != v)
+		{
+			memcpy(g->edges + w, bg->edges + bi, sizeof(IsoEdge) * (be - bi));
+			w += be - bi;
+			continue;
+		}
+		while (bi < be || (xi < nx && x[xi].from == v))
+		{
+			const IsoEdge *e;
+
+			if (bi < be && (xi >= nx || x[xi].from != v ||
+							edge_cmp_full(&bg->edges[bi], &x[xi]) <= 0))
+				e = &bg->edges[bi++];
+			else
+				e = &x[xi++];
+			/* the first of each (to, type) group */
+			if (w > start && g->edges[w - 1].to == e->to && g->edges[w - 1].type == e->type)
+				continue;
+			g->edges[w++] = *e;
+		}
+		if ((v & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	g->out_start[nv] = w;
+	g->n_edges = w;
+	if (extra)
+		extra->n = 0;
 }
 
 static void
@@ -213,15 +545,55 @@ free_graph(IsoGraph *g)
 }
 
 /*
- * Build the slots: closure of the known constraints, readers per version,
- * constraint variables, and the known edges into S->base.
+ * The first version b' >= b, b' > a, that the decided order leaves
+ * unordered with a; 0 if none.  Word by word over a's row (after the
+ * first rounds nearly full), then b' before a checked.
+ */
+static inline uint32
+next_open(const Slot *sl, uint32 a, uint32 b)
+{
+	const uint64 *row = sl->ord + (Size) (a - 1) * sl->words;
+	uint32		i;
+
+	if (b <= a)
+		b = a + 1;
+	if (b > sl->m)
+		return 0;
+	i = (b - 1) >> 6;
+	{
+		uint64		w = ~row[i] & (~UINT64_C(0) << ((b - 1) & 63));
+
+		for (;;)
+		{
+			while (w)
+			{
+				uint32		c = i * 64 + (uint32) __builtin_ctzll(w) + 1;
+
+				if (c > sl->m)
+					return 0;
+				if (!ord_get(sl, c, a))
+					return c;
+				w &= w - 1;
+			}
+			if (++i >= sl->words)
+				return 0;
+			w = ~row[i];
+		}
+	}
+}
+
+/*
+ * Build the slots: each open key's known order (the closure of the
+ * evidence's constraints, as bits), readers per version, and the known
+ * edges into S->base.  No constraint yet: pruning decides most pairs, and
+ * only those it leaves open become variables (make_open_vars).
  */
 static bool
 build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 {
 	const IsoRegUnknown *u = &S->inf->unknown;
 	uint64		cells = 0;
-	uint32		cap_vars = 64;
+	uint64		pairs = 0;
 	uint32		s;
 	uint32	   *stack = NULL;
 	uint32	   *mark = NULL;
@@ -233,7 +605,8 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	{
 		uint64		m = u->ver_start[s + 1] - u->ver_start[s];
 
-		cells += m * m;
+		/* one bit per ordered pair, rows rounded up to words */
+		cells += m * ((m + 63) / 64) * 64;
 		max_m = Max(max_m, (uint32) m);
 	}
 	if (cells > S->opt->max_pairs)
@@ -247,13 +620,14 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	memset(S->key_slot, 0xff, sizeof(uint32) * Max(S->h->keys.n, 1));
 	S->op_ver = iso_alloc(sizeof(uint32) * Max(S->h->n_ops, 1));
 	memset(S->op_ver, 0xff, sizeof(uint32) * Max(S->h->n_ops, 1));
-	S->var_slot = iso_alloc(sizeof(uint32) * cap_vars);
-	S->var_a = iso_alloc(sizeof(uint32) * cap_vars);
-	S->var_b = iso_alloc(sizeof(uint32) * cap_vars);
 	S->n_vars = 0;
 	stack = iso_alloc(sizeof(uint32) * (max_m + 1));
 	mark = iso_alloc0(sizeof(uint32) * (max_m + 1));
 	adj_start = iso_alloc(sizeof(uint32) * (max_m + 2));
+	S->vmark = iso_alloc0(sizeof(uint32) * (max_m + 1));
+	S->vstack = iso_alloc(sizeof(uint32) * (max_m + 1));
+	S->vepoch = 0;
+	S->max_m = max_m;
 
 	iso_edgebuf_init(&S->base, S->inf->graph.n_edges + 1024);
 	memcpy(S->base.edges, S->inf->graph.edges, sizeof(IsoEdge) * S->inf->graph.n_edges);
@@ -270,12 +644,17 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		uint32		a,
 					b,
 					i;
+		uint64		known = 0;
 
 		ISO_CHECK_INTERRUPTS();
 		sl->key = u->key[s];
 		sl->m = m;
 		sl->ver_op = u->ver_op + u->ver_start[s];
-		sl->rel = iso_alloc0(sizeof(int32) * (Size) m * m);
+		sl->ver0 = u->ver_start[s];
+		sl->words = (m + 63) / 64;
+		sl->ord = iso_alloc0(sizeof(uint64) * Max((Size) m * sl->words, 1));
+		S->ord_bytes += sizeof(uint64) * (uint64) m * sl->words;
+		sl->pred_head = iso_alloc0(sizeof(uint32) * (m + 1));
 		S->key_slot[sl->key] = s;
 		for (a = 1; a <= m; a++)
 			S->op_ver[sl->ver_op[a - 1]] = a;
@@ -320,6 +699,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		for (a = 1; a <= m; a++)
 		{
 			uint32		sp = 0;
+			uint64	   *row = sl->ord + (Size) (a - 1) * sl->words;
 
 			stack[sp++] = a;
 			mark[a] = a;
@@ -336,11 +716,16 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 						continue;
 					mark[y] = a;
 					stack[sp++] = y;
-					if (y != a)
-						rel_set(sl, a, y, REL_KNOWN);
+					if (y != a && !((row[(y - 1) >> 6] >> ((y - 1) & 63)) & 1))
+					{
+						row[(y - 1) >> 6] |= UINT64_C(1) << ((y - 1) & 63);
+						known++;
+					}
 				}
 			}
 		}
+		/* the unordered pairs: known ones counted once (the order is acyclic) */
+		pairs += (uint64) m * (m - 1) / 2 - Min(known, (uint64) m * (m - 1) / 2);
 
 		/* nil's readers precede every version */
 		for (b = 1; b <= m; b++)
@@ -352,58 +737,65 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		 * The known order's edges: those of the constraints themselves, whose
 		 * paths reach every known pair (ww a -> c -> b; rw readers(a) -> c,
 		 * then ww c -> b, which closes the same forbidden cycles as rw
-		 * readers(a) -> b: an rw followed by D).  Then one constraint per
-		 * open pair.
+		 * readers(a) -> b: an rw followed by D).  The same holds for every
+		 * pair pruning decides later: its edges go into the graph only when
+		 * the decided order does not already imply it (prune).
 		 */
 		for (i = c0; i < c1; i++)
+		{
 			emit_before(S, &S->base, sl, u->cons_a[i], u->cons_b[i]);
-		for (a = 1; a <= m; a++)
-			for (b = 1; b <= m; b++)
-			{
-				int32		r;
-
-				if (a == b)
-					continue;
-				r = rel_get(sl, a, b);
-				if (r == 0 && a < b)
-				{
-					uint32		v = ++S->n_vars;
-
-					if (v >= cap_vars)
-					{
-						cap_vars *= 2;
-						S->var_slot = iso_realloc(S->var_slot, sizeof(uint32) * cap_vars);
-						S->var_a = iso_realloc(S->var_a, sizeof(uint32) * cap_vars);
-						S->var_b = iso_realloc(S->var_b, sizeof(uint32) * cap_vars);
-					}
-					if (v >= (uint32) REL_KNOWN - 1)
-						iso_host_limit("too many open version pairs for the search");
-					S->var_slot[v] = s;
-					S->var_a[v] = a;
-					S->var_b[v] = b;
-					rel_set(sl, a, b, (int32) v);
-				}
-			}
+			pred_add(S, sl, u->cons_a[i], u->cons_b[i]);
+		}
 	}
 	iso_free(stack);
 	iso_free(mark);
 	iso_free(adj_start);
 	if (adj)
 		iso_free(adj);
-	if (S->opt->max_constraints > 0 && S->n_vars > S->opt->max_constraints)
+	iso_edgebuf_init(&S->reasons, 64);
+	st->constraints = pairs;
+	return true;
+}
+
+/*
+ * One open constraint per pair the pruning left unordered, after it: the
+ * variables' cap applies to these (and the forced ones the graph has).
+ */
+static bool
+make_open_vars(IsoSearchState *S, IsoSearchStats *st, const char **reason)
+{
+	uint32		s;
+	uint64		open = 0;
+
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b;
+
+		for (a = 1; a < sl->m; a++)
+			for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				open++;
+	}
+	st->constraints_left = open;
+	if ((S->opt->max_constraints > 0 && S->n_vars + open > S->opt->max_constraints) ||
+		(S->opt->max_bytes > 0 &&
+		 S->ord_bytes + (S->n_vars + open) * 256 > S->opt->max_bytes))
 	{
 		*reason = "too many unordered version pairs for the search (isograph.max_memory bounds the solver)";
-		S->var_forced = NULL;
-		st->constraints = S->n_vars;
 		return false;
 	}
-	S->var_forced = iso_alloc0(sizeof(int8) * (S->n_vars + 1));
-	S->var_reason = iso_alloc(sizeof(uint32) * (S->n_vars + 1));
-	memset(S->var_reason, 0xff, sizeof(uint32) * (S->n_vars + 1));
-	S->var_reason_len = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
-	S->var_round = iso_alloc0(sizeof(uint32) * (S->n_vars + 1));
-	iso_edgebuf_init(&S->reasons, 64);
-	st->constraints = S->n_vars;
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		a,
+					b;
+
+		ISO_CHECK_INTERRUPTS();
+		for (a = 1; a < sl->m; a++)
+			for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				new_var(S, s, a, b, 0, 0);
+	}
 	return true;
 }
 
@@ -417,8 +809,8 @@ edge_literal(const IsoSearchState *S, const IsoEdge *e)
 	const Slot *sl;
 	uint32		a,
 				b,
-				s;
-	int32		r;
+				s,
+				v;
 
 	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->key == ISO_NO_KEY ||
 		e->key >= S->h->keys.n || e->from_op < 0 || e->to_op < 0)
@@ -432,10 +824,11 @@ edge_literal(const IsoSearchState *S, const IsoEdge *e)
 	if (a == ISO_NONE || b == ISO_NONE || a == 0 || b == 0 || a == b ||
 		a > sl->m || b > sl->m)
 		return 0;
-	r = rel_get(sl, a, b);
-	if (r == REL_KNOWN || r == -REL_KNOWN || r == 0)
+	/* known and implied pairs have no variable */
+	v = pair_find(S, sl, a, b);
+	if (v == 0)
 		return 0;
-	return r;
+	return S->var_a[v] == a ? (int) v : -(int) v;
 }
 
 /* One step of the level's cycle automaton; false if the edge is not taken. */
@@ -627,6 +1020,328 @@ side_closes(IsoSearchState *S, const IsoGraph *g, const Slot *sl, uint32 a, uint
 	return true;
 }
 
+static void
+free_closure_approx(IsoSearchState *S)
+{
+	if (S->cl_pos)
+		iso_free(S->cl_pos);
+	if (S->cl_win)
+		iso_free(S->cl_win);
+	if (S->cl_all)
+		iso_free(S->cl_all);
+	if (S->cl_hasin)
+		iso_free(S->cl_hasin);
+	S->cl_pos = NULL;
+	S->cl_win = NULL;
+	S->cl_all = NULL;
+	S->cl_hasin = NULL;
+	S->cl_approx = false;
+}
+
+static int
+cmp_uint32_asc(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a,
+				y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
+cmp_uint32_desc(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a,
+				y = *(const uint32 *) b;
+
+	return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* dst |= src shifted up by shift bits, within nw words */
+static inline void
+or_shifted(uint64 *dst, const uint64 *src, uint32 nw, uint32 shift)
+{
+	uint32		ws = shift >> 6,
+				bs = shift & 63,
+				i;
+
+	for (i = 0; i + ws < nw; i++)
+	{
+		if (src[i] == 0)
+			continue;
+		dst[i + ws] |= src[i] << bs;
+		if (bs != 0 && i + ws + 1 < nw)
+			dst[i + ws + 1] |= src[i] >> (64 - bs);
+	}
+}
+
+/* 64 bits of row from bit index at (at may be negative: those bits are 0) */
+static inline uint64
+bits_at(const uint64 *row, uint32 nw, int64 at)
+{
+	uint64		lo,
+				hi;
+	int64		w;
+	uint32		b;
+
+	if (at < 0)
+	{
+		if (at <= -64)
+			return 0;
+		return bits_at(row, nw, 0) << (uint32) (-at);
+	}
+	w = at >> 6;
+	b = (uint32) (at & 63);
+	lo = w < nw ? row[w] : 0;
+	hi = w + 1 < nw ? row[w + 1] : 0;
+	return b == 0 ? lo : (lo >> b) | (hi << (64 - b));
+}
+
+/*
+ * The windowed closure (see IsoSearchState): given the product graph's
+ * SCCs (comp, members by comp_start), a topological order of them by
+ * Kahn's algorithm, earliest first node first; then from the last
+ * position back, each SCC's window (the SCCs it reaches among the next
+ * cl_window positions: its successors' windows shifted, and they) and
+ * its block bits (its successors' ORed; and each block inside its window
+ * whose every reachable SCC it reaches).  Every bit set is a path: an
+ * under-approximation.  false when it too would be too big.
+ */
+static bool
+build_closure_approx(IsoSearchState *S, const IsoGraph *g, uint32 n_comp,
+					 const uint32 *comp_start, const uint32 *members)
+{
+	uint32		nst = S->n_st;
+	uint32		win = S->cl_window;
+	uint32		ww = win / 64;
+	uint32		n_blocks = (n_comp + CL_BLOCK - 1) / CL_BLOCK;
+	uint32		aw = (n_blocks + 63) / 64;
+	uint32	   *indeg,
+			   *first,
+			   *heap,
+			   *order,
+			   *stamp,
+			   *succ;
+	const uint32 *comp = S->cl_comp;
+	uint32		hn = 0,
+				no = 0,
+				c,
+				i;
+
+	if ((uint64) n_comp * (ww + aw) * 8 > CLOSURE_APPROX_MAX_BYTES)
+		return false;
+	indeg = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	first = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	heap = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	order = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
+	succ = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	S->cl_pos = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
+	S->cl_hasin = iso_alloc0(sizeof(uint64) * ((n_comp + 63) / 64 + 1));
+	S->cl_win = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * ww, 1));
+	S->cl_all = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * aw, 1));
+	S->cl_awords = aw;
+	S->cl_ncomp = n_comp;
+	S->cl_approx = true;
+
+	/* in-degrees over edges between SCCs (each edge counted), first nodes */
+	for (c = 0; c < n_comp; c++)
+	{
+		first[c] = PG_UINT32_MAX;
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			first[c] = Min(first[c], x);
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d != c)
+					indeg[d]++;
+			}
+		}
+	}
+	/* Kahn's algorithm, a binary heap on first node */
+#define HEAP_LESS(i, j) (first[heap[i]] < first[heap[j]])
+	for (c = 0; c < n_comp; c++)
+		if (indeg[c] == 0)
+		{
+			uint32		k = hn++;
+
+			heap[k] = c;
+			while (k > 0 && HEAP_LESS(k, (k - 1) / 2))
+			{
+				uint32		t = heap[k];
+
+				heap[k] = heap[(k - 1) / 2];
+				heap[(k - 1) / 2] = t;
+				k = (k - 1) / 2;
+			}
+		}
+	while (hn > 0)
+	{
+		uint32		k = 0;
+
+		c = heap[0];
+		heap[0] = heap[--hn];
+		for (;;)
+		{
+			uint32		l = 2 * k + 1,
+						r = l + 1,
+						m = k,
+						t;
+
+			if (l < hn && HEAP_LESS(l, m))
+				m = l;
+			if (r < hn && HEAP_LESS(r, m))
+				m = r;
+			if (m == k)
+				break;
+			t = heap[k];
+			heap[k] = heap[m];
+			heap[m] = t;
+			k = m;
+		}
+		S->cl_pos[c] = no;
+		order[no++] = c;
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d == c)
+					continue;
+				if (--indeg[d] == 0)
+				{
+					uint32		q = hn++;
+
+					heap[q] = d;
+					while (q > 0 && HEAP_LESS(q, (q - 1) / 2))
+					{
+						uint32		t = heap[q];
+
+						heap[q] = heap[(q - 1) / 2];
+						heap[(q - 1) / 2] = t;
+						q = (q - 1) / 2;
+					}
+				}
+			}
+		}
+	}
+#undef HEAP_LESS
+	/* SCCs with an edge in from another (by position) */
+	for (c = 0; c < n_comp; c++)
+		for (i = comp_start[c]; i < comp_start[c + 1]; i++)
+		{
+			uint32		x = members[i];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d != c)
+					S->cl_hasin[S->cl_pos[d] >> 6] |= UINT64_C(1) << (S->cl_pos[d] & 63);
+			}
+		}
+	/* last position first: successors (later positions) are complete */
+	for (i = n_comp; i-- > 0;)
+	{
+		uint64	   *w,
+				   *a;
+		uint32		j,
+					k,
+					ns_c;
+
+		c = order[i];
+		w = S->cl_win + (Size) c * ww;
+		a = S->cl_all + (Size) c * aw;
+		if ((i & 0xfff) == 0 && should_stop(S))
+			break;
+		ns_c = 0;
+		for (j = comp_start[c]; j < comp_start[c + 1]; j++)
+		{
+			uint32		x = members[j];
+			uint64		e;
+
+			for (e = g->out_start[x / nst]; e < g->out_start[x / nst + 1]; e++)
+			{
+				uint32		ns,
+							d;
+
+				if (!auto_step(S, g->edges[e].type, x % nst, &ns))
+					continue;
+				d = comp[g->edges[e].to * nst + ns];
+				if (d == c || stamp[d] == c + 1)
+					continue;
+				stamp[d] = c + 1;
+				succ[ns_c++] = S->cl_pos[d];
+			}
+		}
+		/*
+		 * Nearest first; one already in the window is skipped: an SCC
+		 * ORed before reaches it, and every path between them stays in
+		 * that one's window (a topological order), so its window and
+		 * blocks already hold this one's.
+		 */
+		if (ns_c > 1)
+			qsort(succ, ns_c, sizeof(uint32), cmp_uint32_asc);
+		for (j = 0; j < ns_c; j++)
+		{
+			uint32		d = order[succ[j]],
+						delta = succ[j] - i;	/* > 0: a topological order */
+
+			if (delta <= win)
+			{
+				if ((w[(delta - 1) >> 6] >> ((delta - 1) & 63)) & 1)
+					continue;
+				w[(delta - 1) >> 6] |= UINT64_C(1) << ((delta - 1) & 63);
+				or_shifted(w, S->cl_win + (Size) d * ww, ww, delta);
+			}
+			{
+				const uint64 *ad = S->cl_all + (Size) d * aw;
+
+				for (k = 0; k < aw; k++)
+					a[k] |= ad[k];
+			}
+		}
+		/* blocks inside the window: every SCC something reaches, reached */
+		for (k = (i + 1 + CL_BLOCK - 1) / CL_BLOCK;
+			 (uint64) (k + 1) * CL_BLOCK - 1 <= (uint64) i + win && k < n_blocks; k++)
+		{
+			uint64		need = S->cl_hasin[k];	/* CL_BLOCK is 64: one word */
+			uint64		got = bits_at(w, ww, (int64) k * CL_BLOCK - i - 1);
+
+			if ((need & ~got) == 0)
+				a[k >> 6] |= UINT64_C(1) << (k & 63);
+		}
+	}
+	iso_free(indeg);
+	iso_free(first);
+	iso_free(heap);
+	iso_free(order);
+	iso_free(stamp);
+	iso_free(succ);
+	return !S->stopped;
+}
+
 /*
  * The reachability closure of g's product with the level's automaton
  * (nodes vertex * n_st + state, the steps of auto_step): Tarjan's SCCs,
@@ -651,6 +1366,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 	uint32	   *comp_start = iso_alloc(sizeof(uint32) * (Size) (n + 1));
 	uint32	   *comp;
 	uint32	   *stamp = NULL;
+	uint32	   *succ = NULL;
 	uint32		counter = 0,
 				tsp = 0,
 				n_comp = 0,
@@ -666,6 +1382,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 		iso_free(S->cl_rows);
 	S->cl_rows = NULL;
 	S->cl_valid = false;
+	free_closure_approx(S);
 	comp = S->cl_comp = iso_alloc(sizeof(uint32) * Max(n, 1));
 	memset(comp, 0xff, sizeof(uint32) * Max(n, 1));
 	comp_start[0] = 0;
@@ -728,16 +1445,28 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 		}
 	}
 	words = (n + 63) / 64;
-	if ((uint64) n_comp * words * 8 > CLOSURE_MAX_BYTES)
+	if ((uint64) n_comp * words * 8 > CLOSURE_MAX_BYTES ||
+		S->opt->prune_method == ISO_PRUNE_WINDOW)
+	{
+		ok = build_closure_approx(S, g, n_comp, comp_start, members);
 		goto done;
+	}
 	S->cl_words = words;
 	S->cl_rows = iso_alloc0(sizeof(uint64) * Max((Size) n_comp * words, 1));
 	stamp = iso_alloc0(sizeof(uint32) * Max(n_comp, 1));
-	/* sinks first: every successor SCC's row is complete before it is used */
+	/*
+	 * Sinks first: every successor SCC's row is complete before it is
+	 * used.  The successors nearest first (highest number: Tarjan numbers
+	 * sinks first), and one whose first node the row already holds is
+	 * skipped: an SCC ORed before reaches it, so its row already holds
+	 * that one's (with real-time order most successors are skipped).
+	 */
+	succ = iso_alloc(sizeof(uint32) * Max(n_comp, 1));
 	for (c = 0; c < n_comp; c++)
 	{
 		uint64	   *row = S->cl_rows + (Size) c * words;
-		uint32		i;
+		uint32		i,
+					ns_c = 0;
 
 		if ((c & 0xff) == 0 && should_stop(S))
 			goto done;
@@ -752,9 +1481,7 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 			{
 				const IsoEdge *ed = &g->edges[e];
 				uint32		ns,
-							cy,
-							k;
-				const uint64 *src;
+							cy;
 
 				if (!auto_step(S, ed->type, x % nst, &ns))
 					continue;
@@ -762,10 +1489,23 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 				if (cy == c || stamp[cy] == c + 1)
 					continue;
 				stamp[cy] = c + 1;
-				src = S->cl_rows + (Size) cy * words;
-				for (k = 0; k < words; k++)
-					row[k] |= src[k];
+				succ[ns_c++] = cy;
 			}
+		}
+		if (ns_c > 1)
+			qsort(succ, ns_c, sizeof(uint32), cmp_uint32_desc);
+		for (i = 0; i < ns_c; i++)
+		{
+			uint32		cy = succ[i],
+						rep = members[comp_start[cy]],
+						k;
+			const uint64 *src;
+
+			if ((row[rep >> 6] >> (rep & 63)) & 1)
+				continue;
+			src = S->cl_rows + (Size) cy * words;
+			for (k = 0; k < words; k++)
+				row[k] |= src[k];
 		}
 	}
 	ok = true;
@@ -779,6 +1519,8 @@ done:
 	iso_free(comp_start);
 	if (stamp)
 		iso_free(stamp);
+	if (succ)
+		iso_free(succ);
 	if (!ok && S->cl_rows)
 	{
 		iso_free(S->cl_rows);
@@ -788,13 +1530,38 @@ done:
 	return ok;
 }
 
-/* Whether node "from" reaches node "to" in the closure's graph. */
+/* Whether node "from" reaches node "to" in the closure's graph (approx: if known to). */
 static inline bool
 cl_reach(const IsoSearchState *S, uint32 from, uint32 to)
 {
-	const uint64 *row = S->cl_rows + (Size) S->cl_comp[from] * S->cl_words;
+	uint32		c,
+				d,
+				pc,
+				pd;
 
-	return (row[to >> 6] >> (to & 63)) & 1;
+	if (!S->cl_approx)
+	{
+		const uint64 *row = S->cl_rows + (Size) S->cl_comp[from] * S->cl_words;
+
+		return (row[to >> 6] >> (to & 63)) & 1;
+	}
+	c = S->cl_comp[from];
+	d = S->cl_comp[to];
+	if (c == d)
+		return true;
+	pc = S->cl_pos[c];
+	pd = S->cl_pos[d];
+	if (pd <= pc)
+		return false;
+	if (pd - pc <= S->cl_window)
+	{
+		uint32		j = pd - pc - 1;
+
+		return (S->cl_win[(Size) c * (S->cl_window / 64) + (j >> 6)] >> (j & 63)) & 1;
+	}
+	if (!((S->cl_hasin[pd >> 6] >> (pd & 63)) & 1))
+		return false;
+	return (S->cl_all[(Size) c * S->cl_awords + ((pd / CL_BLOCK) >> 6)] >> ((pd / CL_BLOCK) & 63)) & 1;
 }
 
 /* side_closes by the closure (the same question, without the reason) */
@@ -1077,52 +1844,66 @@ explain_unsat(IsoSearchState *S, const IsoExplainLog *log, IsoSearchResult *out)
 	return false;
 }
 
-/* The satisfying version order of each open key: versions by predecessors. */
+/*
+ * The satisfying version order of each open key: a version's place is the
+ * number of versions before it, m - 1 minus those after it: its decided
+ * successors (its row of ord, transitively closed) and the open pairs the
+ * model put it first in.
+ */
 static void
 record_order(IsoSearchState *S, IsoSearchResult *out)
 {
 	const IsoRegUnknown *u = &S->inf->unknown;
-	uint32		s;
+	uint32	   *after = NULL;
+	uint32		max_m = 0;
+	uint32		s,
+				v;
 
 	out->order_op = iso_alloc(sizeof(uint32) * Max(u->n_ver, 1));
+	for (s = 0; s < S->n_slots; s++)
+		max_m = Max(max_m, S->slots[s].m);
+	after = iso_alloc0(sizeof(uint32) * ((Size) u->n_ver + 1));
 	for (s = 0; s < S->n_slots; s++)
 	{
 		const Slot *sl = &S->slots[s];
 		uint32		a,
-					b;
+					k;
+
+		for (a = 1; a <= sl->m; a++)
+		{
+			const uint64 *row = sl->ord + (Size) (a - 1) * sl->words;
+			uint32		n = 0;
+
+			for (k = 0; k < sl->words; k++)
+				n += (uint32) popcount64(row[k]);
+			after[sl->ver0 + a - 1] = n;
+		}
+	}
+	for (v = 1; v <= S->n_vars; v++)
+	{
+		const Slot *sl = &S->slots[S->var_slot[v]];
+		bool		fwd;		/* var_a before var_b */
+
+		if (S->var_forced[v] != 0)
+			continue;			/* in ord */
+		fwd = S->model != NULL && S->model[v];
+		after[sl->ver0 + (fwd ? S->var_a[v] : S->var_b[v]) - 1]++;
+	}
+	for (s = 0; s < S->n_slots; s++)
+	{
+		const Slot *sl = &S->slots[s];
+		uint32		b;
 
 		for (b = 1; b <= sl->m; b++)
 		{
-			uint32		before = 0;
+			uint32		n = Min(after[sl->ver0 + b - 1], sl->m - 1);
 
-			for (a = 1; a <= sl->m; a++)
-			{
-				int32		r;
-				bool		a_first;
-
-				if (a == b)
-					continue;
-				r = rel_get(sl, a, b);
-				if (r == REL_KNOWN || r == -REL_KNOWN)
-					a_first = r > 0;
-				else
-				{
-					uint32		v = (uint32) (r < 0 ? -r : r);
-					bool		fwd;	/* var_a before var_b */
-
-					if (S->var_forced[v] != 0)
-						fwd = S->var_forced[v] > 0;
-					else
-						fwd = S->model != NULL && S->model[v];
-					a_first = (r > 0) == fwd;
-				}
-				if (a_first)
-					before++;
-			}
 			/* acyclic ww: the counts are 0..m-1, each once */
-			out->order_op[u->ver_start[s] + Min(before, sl->m - 1)] = sl->ver_op[b - 1];
+			out->order_op[u->ver_start[s] + (sl->m - 1 - n)] = sl->ver_op[b - 1];
 		}
 	}
+	iso_free(after);
+	(void) max_m;
 }
 
 static void
@@ -1140,6 +1921,8 @@ setup_scratch(IsoSearchState *S)
 	S->comp = iso_alloc(sizeof(uint32) * Max(n, 1));
 	S->epoch = 0;
 	S->n_st = S->mode == MODE_ACYCLIC ? 1 : 2;
+	/* tests ask for the windowed closure with a small window (its blocks used) */
+	S->cl_window = S->opt->prune_method == ISO_PRUNE_WINDOW ? 64 : CL_WINDOW;
 }
 
 /*
@@ -1156,8 +1939,11 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		IsoCycleList cycles;
 		bool		changed = false;
 		bool		by_closure;
-		uint32		v;
-		uint32		left = 0;
+		bool		stop = false;
+		uint32		v,
+					s;
+		uint64		left = 0;
+		uint64		tested = 0;
 		IsoEdgeBuf	forced;
 
 		if (S->base0.edges == NULL)
@@ -1165,14 +1951,17 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			iso_edgebuf_init(&S->base0, S->base.n);
 			memcpy(S->base0.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
 			S->base0.n = S->base.n;
+			/* the base, finished once: later rounds merge into it */
+			iso_graph_finish(&S->base_g, S->inf->graph.n_vertices, &S->base);
 		}
 		out->stats.prune_rounds++;
-		memset(&g, 0, sizeof(g));
-		finish_graph(S, NULL, &g);
+		/* this round's graph: the base (known and forced edges) itself */
+		g = S->base_g;
 		memset(&cycles, 0, sizeof(cycles));
 		if (iso_find_cycles(&g, S->level, S->opt->max_witnesses, &cycles))
 		{
 			out->graph = g;
+			memset(&S->base_g, 0, sizeof(S->base_g));	/* out owns it */
 			out->cycles = cycles;
 			mark_origins(S, out);
 			return ISO_SEARCH_VIOLATED;
@@ -1189,74 +1978,89 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 		if (by_closure)
 			out->stats.closure_rounds++;
 		if (should_stop(S))
-		{
-			free_graph(&g);
 			return ISO_SEARCH_UNDECIDED;
-		}
 		iso_edgebuf_init(&forced, 64);
-		for (v = 1; v <= S->n_vars; v++)
+		/*
+		 * Every pair the decided order leaves open, per key from the last
+		 * version down and each version's later ones up: when the versions
+		 * are numbered about in their order, the first pair decided for a
+		 * orders it before all the later ones (ord_add), which are then
+		 * skipped.  A pair is decided only when one of its orders closes a
+		 * forbidden cycle with this round's graph (the other is then in
+		 * every allowed version order), or by transitivity from decided
+		 * ones (ww is acyclic in every allowed order).
+		 */
+		for (s = 0; s < S->n_slots && !stop; s++)
 		{
-			const Slot *sl;
-			bool		fwd_bad,
-						back_bad;
+			Slot	   *sl = &S->slots[s];
+			uint32		a,
+						b;
 
-			if (S->var_forced[v] != 0)
-				continue;
-			if ((v & 0xff) == 0 && should_stop(S))
-			{
-				free_graph(&g);
-				iso_free(forced.edges);
-				return ISO_SEARCH_UNDECIDED;
-			}
-			sl = &S->slots[S->var_slot[v]];
-			if (by_closure)
-			{
-				fwd_bad = side_closes_cl(S, sl, S->var_a[v], S->var_b[v]);
-				back_bad = side_closes_cl(S, sl, S->var_b[v], S->var_a[v]);
-			}
-			else
-			{
-				fwd_bad = side_closes(S, &g, sl, S->var_a[v], S->var_b[v], false);
-				back_bad = side_closes(S, &g, sl, S->var_b[v], S->var_a[v], false);
-			}
-			if (fwd_bad || back_bad)
-			{
-				/*
-				 * Force the other order (both close a cycle: force one, the
-				 * graph shows the other).  The reason, the cycle this
-				 * round's graph closes, is found when a witness shows the
-				 * edge (find_reasons).
-				 */
-				S->var_forced[v] = fwd_bad ? -1 : 1;
-				S->var_round[v] = out->stats.prune_rounds;
-				out->stats.forced++;
-				out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
-					(uint64) v * 2 + (fwd_bad ? 0 : 1);
-				emit_side(S, &forced, v, !fwd_bad);
-				changed = true;
-				continue;
-			}
-			left++;
+			for (a = sl->m; a >= 1 && !stop; a--)
+				for (b = next_open(sl, a, a + 1); b != 0; b = next_open(sl, a, b + 1))
+				{
+					bool		fwd_bad,
+								back_bad,
+								cycle = false;
+					uint64		added;
+
+					if ((++tested & 0xfff) == 0 && should_stop(S))
+					{
+						stop = true;
+						break;
+					}
+					if (by_closure)
+					{
+						fwd_bad = side_closes_cl(S, sl, a, b);
+						back_bad = side_closes_cl(S, sl, b, a);
+					}
+					else
+					{
+						fwd_bad = side_closes(S, &g, sl, a, b, false);
+						back_bad = side_closes(S, &g, sl, b, a, false);
+					}
+					if (!fwd_bad && !back_bad)
+					{
+						left++;
+						continue;
+					}
+					/*
+					 * Force the other order (both close a cycle: force one,
+					 * the graph shows the other).  The reason, the cycle
+					 * this round's graph closes, is found when a witness
+					 * shows the edge (find_reasons).
+					 */
+					out->stats.forced_digest = out->stats.forced_digest * UINT64_C(1099511628211) +
+						((uint64) (sl->ver0 + a) << 33) + ((uint64) (sl->ver0 + b) << 1) + (fwd_bad ? 0 : 1);
+					added = fwd_bad ? ord_add(S, sl, b, a, &cycle) : ord_add(S, sl, a, b, &cycle);
+					out->stats.forced += added;
+					/*
+					 * Its edges join the graph, under a forced constraint
+					 * (its origin and reason).  The pairs ord_add implied
+					 * get none: a path of decided pairs' edges implies
+					 * each (ww p -> a -> b -> q; an rw into a, then ww a
+					 * -> b: build_slots says why that is the same).
+					 */
+					v = new_var(S, s, a, b, fwd_bad ? -1 : 1, out->stats.prune_rounds);
+					emit_side(S, &forced, v, !fwd_bad);
+					changed = true;
+				}
+		}
+		if (stop)
+		{
+			iso_free(forced.edges);
+			return ISO_SEARCH_UNDECIDED;
 		}
 		out->stats.constraints_left = left;
 		if (forced.n > 0)
 		{
-			/* base := this round's finished edges (deduplicated), then the forced */
-			iso_free(S->base.edges);
-			S->base.edges = g.edges;
-			S->base.n = g.n_edges;
-			S->base.cap = Max(g.n_edges, 1);	/* iso_graph_finish keeps at least one */
-			g.edges = NULL;
-		}
-		free_graph(&g);
-		if (forced.n > 0)
-		{
-			uint64		i;
+			/* base := base plus this round's forced edges, finished */
+			IsoGraph	ng;
 
-			for (i = 0; i < forced.n; i++)
-				iso_edgebuf_add(&S->base, forced.edges[i].from, forced.edges[i].to,
-								(IsoEdgeType) forced.edges[i].type, forced.edges[i].key,
-								forced.edges[i].from_op, forced.edges[i].to_op);
+			memset(&ng, 0, sizeof(ng));
+			finish_graph(S, &forced, &ng);
+			free_graph(&S->base_g);
+			S->base_g = ng;
 		}
 		iso_free(forced.edges);
 		if (!changed)
@@ -1274,14 +2078,10 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 static void
 orient_vars(IsoSearchState *S)
 {
-	IsoGraph	g;
 	uint32		v;
 
-	memset(&g, 0, sizeof(g));
-	finish_graph(S, NULL, &g);
-	iso_scc(&g, ISO_EDGE_BIT(ISO_EDGE_WW) | ISO_EDGE_BIT(ISO_EDGE_WR) |
+	iso_scc(&S->base_g, ISO_EDGE_BIT(ISO_EDGE_WW) | ISO_EDGE_BIT(ISO_EDGE_WR) |
 			ISO_EDGE_BIT(ISO_EDGE_SO) | ISO_EDGE_BIT(ISO_EDGE_RT), S->comp);
-	free_graph(&g);
 	for (v = 1; v <= S->n_vars; v++)
 	{
 		Slot	   *sl = &S->slots[S->var_slot[v]];
@@ -1295,7 +2095,6 @@ orient_vars(IsoSearchState *S)
 			continue;
 		S->var_a[v] = b;
 		S->var_b[v] = a;
-		rel_set(sl, b, a, (int32) v);
 	}
 }
 
@@ -1303,21 +2102,21 @@ orient_vars(IsoSearchState *S)
 static inline int
 before_lit(const IsoSearchState *S, const Slot *sl, uint32 a, uint32 b, bool *known)
 {
-	int32		r = rel_get(sl, a, b);
 	uint32		v;
 
-	if (r == REL_KNOWN || r == -REL_KNOWN)
+	if (ord_get(sl, a, b) || ord_get(sl, b, a))
 	{
-		*known = r > 0;
+		*known = ord_get(sl, a, b);
 		return 0;
 	}
-	v = (uint32) (r < 0 ? -r : r);
-	if (S->var_forced[v] != 0)
+	v = pair_find(S, sl, a, b);
+	if (v == 0 || S->var_forced[v] != 0)
 	{
-		*known = (S->var_forced[v] > 0) == (r > 0);
+		/* not reached: every pair is decided or open */
+		*known = v != 0 && (S->var_forced[v] > 0) == (S->var_a[v] == a);
 		return 0;
 	}
-	return r;
+	return S->var_a[v] == a ? (int) v : -(int) v;
 }
 
 /*
@@ -1596,7 +2395,8 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 
 	for (s = 0; S->slots && s < S->n_slots; s++)
 	{
-		FREE_IF(S->slots[s].rel);
+		FREE_IF(S->slots[s].ord);
+		FREE_IF(S->slots[s].pred_head);
 		FREE_IF(S->slots[s].rd_start);
 		FREE_IF(S->slots[s].rds);
 	}
@@ -1610,12 +2410,20 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->var_reason);
 	FREE_IF(S->var_reason_len);
 	FREE_IF(S->var_round);
+	FREE_IF(S->pl_next);
+	FREE_IF(S->pl_ver);
+	FREE_IF(S->vmark);
+	FREE_IF(S->vstack);
+	FREE_IF(S->pair_keys);
+	FREE_IF(S->pair_vars);
 	FREE_IF(S->base0.edges);
 	FREE_IF(S->cl_comp);
 	FREE_IF(S->cl_rows);
+	free_closure_approx(S);
 	if (S->reasons.edges != out->reason_edges)
 		FREE_IF(S->reasons.edges);
 	FREE_IF(S->base.edges);
+	free_graph(&S->base_g);
 	FREE_IF(S->seen);
 	FREE_IF(S->target);
 	FREE_IF(S->target_states);
@@ -1658,7 +2466,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 		return out->verdict;
 	}
 	setup_scratch(&S);
-	out->stats.constraints_left = S.n_vars;
+	out->stats.constraints_left = out->stats.constraints;
 	verdict = prune(&S, out);
 	if (verdict != ISO_SEARCH_UNDECIDED)
 	{
@@ -1668,7 +2476,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 	}
 	else if (!S.stopped && opt->prune_only)
 		reason = "pruning alone did not decide it";
-	else if (!S.stopped)
+	else if (!S.stopped && make_open_vars(&S, &out->stats, &reason))
 	{
 		orient_vars(&S);
 		verdict = solve_rest(&S, out);

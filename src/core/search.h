@@ -12,12 +12,15 @@
  *	   versions a < b of an open key that the evidence orders (write-follows-
  *	   read, nil first, the opt-in assumptions, transitively) the edges
  *	   ww a -> b and rw from every reader of a to b;
- *  2. makes one constraint per pair of versions it leaves unordered: either
- *	   a before b (ww a -> b, rw readers(a) -> b) or b before a;
+ *  2. considers each pair of versions it leaves unordered: either a before
+ *	   b (ww a -> b, rw readers(a) -> b) or b before a;
  *  3. prunes: a side that closes a forbidden cycle with the known graph on
  *	   its own is impossible, so the other side is forced (joins the known
- *	   graph); repeated to a fixed point.  Both sides impossible: violated;
- *  4. searches the rest lazily: one SAT variable per constraint; solve, build
+ *	   graph, only where the orders decided so far do not imply it: a
+ *	   transitively closed bit matrix per key); repeated to a fixed point.
+ *	   Both sides impossible: violated;
+ *  4. makes one constraint per pair still unordered and searches them
+ *	   lazily: one SAT variable per constraint; solve, build
  *	   the chosen graph, look for forbidden cycles with the level's cycle
  *	   search (cycle.c); none: the level holds with that version order; else
  *	   add a clause forbidding each cycle's choices and solve again.
@@ -49,16 +52,22 @@ typedef enum IsoPruneMethod
 	ISO_PRUNE_AUTO = 0,			/* a reachability closure per round, a BFS per
 								 * side where the closure would be too big */
 	ISO_PRUNE_BFS,				/* a BFS per side (tests compare the two) */
+	ISO_PRUNE_WINDOW,			/* the windowed closure, with a small window
+								 * (tests: what it misses is searched) */
 } IsoPruneMethod;
 
 typedef struct IsoSearchOptions
 {
 	double		timeout_seconds;	/* <= 0: no timeout */
-	uint64		max_pairs;		/* most ordered-pair cells (sum of m^2 over open
-								 * keys); above: undecided */
-	uint64		max_constraints;	/* most constraints (SAT variables; the
-									 * solver's memory, about 250 bytes each, is
-									 * not the host's); 0: no limit */
+	uint64		max_pairs;		/* most ordered-pair bits (sum of m^2 over open
+								 * keys, rows rounded up to 64); above:
+								 * undecided */
+	uint64		max_constraints;	/* most constraints (SAT variables: the pairs
+									 * pruning leaves open and the forced ones
+									 * whose edges the graph has; checked after
+									 * pruning; the solver's memory, about 250
+									 * bytes each, is not the host's); 0: no
+									 * limit */
 	uint32		max_witnesses;	/* witness cycles per kind on a violation */
 	bool		prune_only;		/* stop after the pruning: undecided if it leaves choices */
 	bool		no_search;		/* iso_decide_levels: the evidence only */
@@ -67,15 +76,19 @@ typedef struct IsoSearchOptions
 								 * timeout_seconds); 0: timeout_seconds from
 								 * each level's start */
 	IsoPruneMethod prune_method;
+	uint64		max_bytes;		/* most bytes of order bits plus 256 per
+								 * variable together, checked after pruning
+								 * (both above bound each alone); 0: none */
 } IsoSearchOptions;
 
 typedef struct IsoSearchStats
 {
-	uint64		constraints;	/* unordered version pairs before pruning */
-	uint64		constraints_left;	/* after pruning */
+	uint64		constraints;	/* unordered version pairs before pruning
+								 * (counted, not made) */
+	uint64		constraints_left;	/* after pruning (each a variable) */
 	uint32		prune_rounds;
 	uint32		closure_rounds;	/* of them, by the reachability closure */
-	uint64		forced;			/* constraints pruning forced */
+	uint64		forced;			/* pairs pruning ordered (forced or implied) */
 	uint64		forced_digest;	/* which, and which way (tests compare) */
 	uint32		solver_calls;
 	uint64		clauses;		/* blocking clauses added */

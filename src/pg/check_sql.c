@@ -376,10 +376,12 @@ search_options(IsoSearchOptions *o)
 	memset(o, 0, sizeof(*o));
 	o->timeout_seconds = iso_search_timeout_ms / 1000.0;
 	o->no_search = iso_search_timeout_ms == 0;
-	/* each ordered version pair takes 4 bytes: at most half the memory */
-	o->max_pairs = (uint64) iso_max_memory_mb * 1024 * 1024 / 8;
-	/* and the solver (not in the memory context): about 250 bytes a variable */
+	/* each ordered version pair takes a bit: at most 3/4 of the memory */
+	o->max_pairs = (uint64) iso_max_memory_mb * 1024 * 1024 / 4 * 3 * 8;
+	/* the solver (not in the memory context): about 250 bytes a variable */
 	o->max_constraints = (uint64) iso_max_memory_mb * 1024 * 1024 / 2 / 256;
+	/* both together (checked after pruning, which leaves few variables) */
+	o->max_bytes = (uint64) iso_max_memory_mb * 1024 * 1024;
 	o->max_witnesses = (uint32) iso_max_witnesses;
 }
 

@@ -80,6 +80,9 @@ main(int argc, char **argv)
 	bool		search = true;
 	bool		prune_bfs = false;
 	double		search_timeout = 60;
+	uint64		max_memory_mb = 4096;	/* as isograph.max_memory: 3 GB of
+										 * order bits, 8M variables, 4 GB
+										 * for both */
 
 	while (argc > 2 && argv[1][0] == '-')
 	{
@@ -87,6 +90,12 @@ main(int argc, char **argv)
 			search = false;
 		else if (strcmp(argv[1], "--prune-bfs") == 0)
 			prune_bfs = true;
+		else if (strcmp(argv[1], "--max-memory") == 0 && argc > 3)
+		{
+			max_memory_mb = strtoull(argv[2], NULL, 10);
+			argv++;
+			argc--;
+		}
 		else if (strcmp(argv[1], "--timeout") == 0 && argc > 3)
 		{
 			search_timeout = atof(argv[2]);
@@ -98,7 +107,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 2 || (f = fopen(argv[1], "rb")) == NULL)
 	{
-		fprintf(stderr, "usage: bench_levels [--no-search] [--prune-bfs] [--timeout SECONDS] FILE.edn\n");
+		fprintf(stderr, "usage: bench_levels [--no-search] [--prune-bfs] [--timeout SECONDS] [--max-memory MB] FILE.edn\n");
 		return 2;
 	}
 	fseek(f, 0, SEEK_END);
@@ -140,8 +149,10 @@ main(int argc, char **argv)
 	t3 = now();
 	if (search)
 	{
-		IsoSearchOptions so = {search_timeout, UINT64_C(1) << 28, UINT64_C(8) << 20, 3, false, false, 0.0,
-			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO};
+		/* the limits the server derives from isograph.max_memory (check_sql.c) */
+		IsoSearchOptions so = {search_timeout, max_memory_mb * 1024 * 1024 / 4 * 3 * 8,
+			max_memory_mb * 1024 * 1024 / 2 / 256, 3, false, false, 0.0,
+			prune_bfs ? ISO_PRUNE_BFS : ISO_PRUNE_AUTO, max_memory_mb * 1024 * 1024};
 		IsoLevelDecision d[ISO_LEVEL_COUNT];
 
 		iso_decide_levels(&h, &inf, (1u << ISO_LEVEL_COUNT) - 1, &so, cache, d);

@@ -35,7 +35,7 @@ typedef struct Checked
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 } Checked;
 
-static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
+static const IsoSearchOptions opts = {60.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO, 0};
 
 static bool
 check_text(const char *text, size_t len, Checked *c)
@@ -297,6 +297,89 @@ hand_made(void)
 			same &= c.h.ops[r->order_op[i]].txn == c.h.ops[r->order_op[3 + i]].txn;
 		ok(same, "free orders: x and y ordered alike");
 	}
+	checked_free(&c);
+
+	/*
+	 * The variables' cap applies after pruning, to what it leaves: process
+	 * 1 writes x 1..10 in ten transactions (blind writes: the evidence
+	 * leaves x's order open, 45 pairs), processes 2 and 3 write y once each
+	 * (1 pair).  At strong-session-serializable the session order orders
+	 * every pair of x (the other order closes a ww + so cycle), so pruning
+	 * forces them: only the nine consecutive ones get a constraint (the
+	 * others follow by transitivity, their edges by the paths of those
+	 * nine), and y's pair is left to the solver.  46 pairs before
+	 * pruning, 10 variables after: a cap of 10 decides (holds, x in
+	 * session order), a cap of 9 does not.  Before the variables were
+	 * made only for the pairs pruning leaves, a cap below 46 refused it
+	 * before pruning.
+	 */
+	memset(&c, 0, sizeof(c));
+	expect("cap after pruning",
+		   "{:type :ok, :value [[:w :x 1]], :process 1, :index 1}\n"
+		   "{:type :ok, :value [[:w :x 2]], :process 1, :index 2}\n"
+		   "{:type :ok, :value [[:w :x 3]], :process 1, :index 3}\n"
+		   "{:type :ok, :value [[:w :x 4]], :process 1, :index 4}\n"
+		   "{:type :ok, :value [[:w :x 5]], :process 1, :index 5}\n"
+		   "{:type :ok, :value [[:w :x 6]], :process 1, :index 6}\n"
+		   "{:type :ok, :value [[:w :x 7]], :process 1, :index 7}\n"
+		   "{:type :ok, :value [[:w :x 8]], :process 1, :index 8}\n"
+		   "{:type :ok, :value [[:w :x 9]], :process 1, :index 9}\n"
+		   "{:type :ok, :value [[:w :x 10]], :process 1, :index 10}\n"
+		   "{:type :ok, :value [[:w :y 1]], :process 2, :index 11}\n"
+		   "{:type :ok, :value [[:w :y 2]], :process 3, :index 12}\n",
+		   "hhhhhhhhh", NULL, &c);
+	if (c.inf.unknown.n_keys == 2)
+	{
+		IsoSearchOptions o = opts;
+		IsoSearchResult r;
+		uint32		sx = c.inf.unknown.key[0] == c.h.ops[write_op(&c, ":x", "1")].key ? 0 : 1;
+		uint32		i,
+					in_order = 1;
+
+		o.max_constraints = 10;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_HOLDS && !r.by_pruning && r.stats.solver_calls >= 1,
+		   "cap after pruning: a cap of 10 variables decides it by the solver (%d, %s)",
+		   (int) r.verdict, r.reason ? r.reason : "");
+		ok(r.stats.constraints == 46 && r.stats.constraints_left == 1 && r.stats.forced == 45,
+		   "cap after pruning: 46 pairs, 45 forced, 1 left (%llu, %llu, %llu)",
+		   (unsigned long long) r.stats.constraints, (unsigned long long) r.stats.forced,
+		   (unsigned long long) r.stats.constraints_left);
+		for (i = 0; r.order_op != NULL && i < 10; i++)
+		{
+			char		v[8];
+
+			snprintf(v, sizeof(v), "%u", i + 1);
+			in_order &= r.order_op[c.inf.unknown.ver_start[sx] + i] == write_op(&c, ":x", v);
+		}
+		ok(r.order_op != NULL && in_order, "cap after pruning: x's versions in session order");
+		iso_search_result_free(&r);
+		o.max_constraints = 9;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_UNDECIDED && r.reason != NULL &&
+		   strstr(r.reason, "too many unordered version pairs") != NULL &&
+		   r.stats.prune_rounds >= 1,
+		   "cap after pruning: a cap of 9 does not decide it, after pruning (%s)",
+		   r.reason ? r.reason : "");
+		iso_search_result_free(&r);
+		/*
+		 * The joint bound: order bits (x: 10 rows of a word, y: 2) 96
+		 * bytes, plus 256 per variable: 2656 bytes decide, 2655 do not.
+		 */
+		o.max_constraints = 0;
+		o.max_bytes = 2656;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_HOLDS, "cap after pruning: 2656 bytes for bits and variables decide it (%d)",
+		   (int) r.verdict);
+		iso_search_result_free(&r);
+		o.max_bytes = 2655;
+		iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+		ok(r.verdict == ISO_SEARCH_UNDECIDED && r.stats.prune_rounds >= 1,
+		   "cap after pruning: 2655 bytes do not, after pruning (%d)", (int) r.verdict);
+		iso_search_result_free(&r);
+	}
+	else
+		ok(false, "cap after pruning: two open keys (%u)", c.inf.unknown.n_keys);
 	checked_free(&c);
 
 	/*
@@ -1141,6 +1224,10 @@ static void
 closure_vs_bfs(void)
 {
 	IsoSearchOptions bfs = opts;
+	IsoSearchOptions win = opts;
+	uint32		win_compared = 0,
+				win_mismatches = 0,
+				win_rounds = 0;
 	uint32		iter,
 				compared = 0,
 				with_forced = 0,
@@ -1149,6 +1236,7 @@ closure_vs_bfs(void)
 	char	   *buf = iso_alloc(1 << 16);
 
 	bfs.prune_method = ISO_PRUNE_BFS;
+	win.prune_method = ISO_PRUNE_WINDOW;
 	for (iter = 0; iter < 1000; iter++)
 	{
 		uint32		n_txn = 4 + rnd(14),
@@ -1159,7 +1247,8 @@ closure_vs_bfs(void)
 					l;
 		size_t		len = 0;
 		Checked		a,
-					b;
+					b,
+					w;
 		EdnStats	stats;
 		IsoParseError err;
 		IsoInferOptions io = {false, false};
@@ -1219,10 +1308,13 @@ closure_vs_bfs(void)
 		}
 		memset(&a, 0, sizeof(a));
 		memset(&b, 0, sizeof(b));
+		memset(&w, 0, sizeof(w));
 		if (!iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &a.h, &stats, &err) ||
 			!iso_infer(&a.h, NULL, &io, &a.inf, &err) ||
 			!iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &b.h, &stats, &err) ||
-			!iso_infer(&b.h, NULL, &io, &b.inf, &err))
+			!iso_infer(&b.h, NULL, &io, &b.inf, &err) ||
+			!iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &w.h, &stats, &err) ||
+			!iso_infer(&w.h, NULL, &io, &w.inf, &err))
 		{
 			diag("closure vs bfs: history %u not parsed/inferred: %s", iter, err.message);
 			mismatches++;
@@ -1230,6 +1322,34 @@ closure_vs_bfs(void)
 		}
 		iso_decide_levels(&a.h, &a.inf, ALL_LEVELS, &opts, NULL, a.d);
 		iso_decide_levels(&b.h, &b.inf, ALL_LEVELS, &bfs, NULL, b.d);
+		iso_decide_levels(&w.h, &w.inf, ALL_LEVELS, &win, NULL, w.d);
+		/*
+		 * The windowed closure (64 positions; these graphs have at most 36
+		 * product nodes, so it misses no path): the same as the BFS.
+		 */
+		for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		{
+			const IsoLevelDecision *x = &w.d[l],
+					   *y = &b.d[l];
+
+			if (x->method != y->method || x->holds != y->holds || x->searched != y->searched ||
+				(x->searched &&
+				 (x->search.stats.forced != y->search.stats.forced ||
+				  x->search.stats.forced_digest != y->search.stats.forced_digest ||
+				  x->search.stats.prune_rounds != y->search.stats.prune_rounds ||
+				  x->search.stats.constraints_left != y->search.stats.constraints_left ||
+				  x->search.verdict != y->search.verdict)))
+			{
+				diag("window vs bfs: history %u level %s differs", iter, iso_level_name((IsoLevel) l));
+				win_mismatches++;
+			}
+			if (x->searched)
+			{
+				win_compared++;
+				win_rounds += x->search.stats.closure_rounds;
+			}
+		}
+		checked_free(&w);
 		for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		{
 			const IsoLevelDecision *x = &a.d[l],
@@ -1277,6 +1397,56 @@ closure_vs_bfs(void)
 	ok(mismatches == 0 && compared >= 200 && with_forced >= 100 && by_closure >= 100,
 	   "closure vs bfs: the same sides forced on random histories (%u searched levels, %u with forced sides, %u rounds by closure, %u mismatches)",
 	   compared, with_forced, by_closure, mismatches);
+	ok(win_mismatches == 0 && win_compared >= 200 && win_rounds >= 100,
+	   "window vs bfs: the windowed closure forces the same sides (%u searched levels, %u rounds by it, %u mismatches)",
+	   win_compared, win_rounds, win_mismatches);
+}
+
+/*
+ * The windowed closure's blocks: one session writes x 1, then y 1..198,
+ * then x 2 (blind writes: both keys' orders open).  At
+ * strong-session-serializable the session order forces every pair; x's
+ * two versions are 199 positions apart, past the 64-position window, so
+ * only the block bits (x 1's transaction reaches all of x 2's block)
+ * force that pair.  A missed block leaves it to the solver.
+ */
+static void
+window_blocks(void)
+{
+	Checked		c;
+	char	   *buf = iso_alloc(1 << 16);
+	size_t		len = 0;
+	uint32		t;
+	EdnStats	stats;
+	IsoParseError err;
+	IsoInferOptions io = {false, false};
+	IsoSearchOptions o = opts;
+	IsoSearchResult r;
+
+	memset(&c, 0, sizeof(c));
+	len += snprintf(buf + len, (1 << 16) - len, "{:type :ok, :value [[:w :x 1]], :process 1, :index 1}\n");
+	for (t = 1; t <= 198; t++)
+		len += snprintf(buf + len, (1 << 16) - len,
+						"{:type :ok, :value [[:w :y %u]], :process 1, :index %u}\n", t, t + 1);
+	len += snprintf(buf + len, (1 << 16) - len, "{:type :ok, :value [[:w :x 2]], :process 1, :index 200}\n");
+	if (!ok(iso_history_parse_edn(buf, len, ISO_WORKLOAD_RW_REGISTER, &c.h, &stats, &err) &&
+			iso_infer(&c.h, NULL, &io, &c.inf, &err), "window blocks: parsed and inferred"))
+	{
+		iso_free(buf);
+		return;
+	}
+	o.prune_method = ISO_PRUNE_WINDOW;
+	iso_search_level(&c.h, &c.inf, ISO_LEVEL_STRONG_SESSION_SER, &o, &r);
+	ok(r.verdict == ISO_SEARCH_HOLDS && r.by_pruning && r.stats.constraints_left == 0 &&
+	   r.stats.constraints == 1 + 198 * 197 / 2 && r.stats.forced == r.stats.constraints &&
+	   r.stats.closure_rounds >= 1,
+	   "window blocks: every pair forced by the windowed closure (%d, %llu pairs, %llu forced, %llu left)",
+	   (int) r.verdict, (unsigned long long) r.stats.constraints,
+	   (unsigned long long) r.stats.forced, (unsigned long long) r.stats.constraints_left);
+	iso_search_result_free(&r);
+	memset(c.d, 0, sizeof(c.d));
+	checked_free(&c);
+	iso_free(buf);
 }
 
 /*
@@ -1328,6 +1498,7 @@ main(void)
 	explain_needs_transitivity();
 	deadline_of_the_call();
 	closure_vs_bfs();
+	window_blocks();
 	published();
 	return tap_done();
 }
