@@ -70,13 +70,15 @@ iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
 		/* the edge array is what grows with the history: check each doubling */
 		ISO_CHECK_MEMORY();
 	}
+	if (to_op > ISO_EDGE_MAX_OP)
+		iso_host_limit("more than 2^28 micro-operations");
 	e = &buf->edges[buf->n++];
 	e->from = from;
 	e->to = to;
 	e->key = key;
 	e->from_op = from_op;
 	e->to_op = to_op;
-	e->type = (uint8) type;
+	e->type = (unsigned int) type;
 }
 
 /* Order inside one vertex's bucket: (to, type, key, from_op, to_op). */

@@ -30,14 +30,22 @@ typedef enum IsoEdgeType
 #define ISO_NO_KEY			PG_UINT32_MAX
 #define ISO_NO_OP			(-1)
 
+/*
+ * An edge is 20 bytes: to_op and type share a word.  So an op index on an
+ * edge is below 2^28 (iso_edgebuf_add stops a check past that: a history
+ * of 268M micro-operations), and 3 bits hold every IsoEdgeType.
+ */
+#define ISO_EDGE_OP_BITS	29
+#define ISO_EDGE_MAX_OP		((1 << (ISO_EDGE_OP_BITS - 1)) - 1)
+
 typedef struct IsoEdge
 {
 	uint32		from;
 	uint32		to;
 	uint32		key;			/* dense key id, ISO_NO_KEY for so/rt */
 	int32		from_op;		/* op index (IsoHistory.ops) or ISO_NO_OP */
-	int32		to_op;
-	uint8		type;			/* IsoEdgeType */
+	signed int	to_op:ISO_EDGE_OP_BITS;	/* op index or ISO_NO_OP */
+	unsigned int type:3;		/* IsoEdgeType */
 } IsoEdge;
 
 typedef struct IsoGraph

@@ -115,6 +115,8 @@ writes_unique_by_key(Builder *b)
 		{
 			const IsoOp *op = &h->ops[b->key_ops[j]];
 
+			prefetch_key_op(h, b->key_ops, j, b->key_start[k + 1]);
+
 			if (op->kind == ISO_OP_READ)
 				continue;
 			if (op->value == ISO_NONE || stamp[op->value] == k + 1)
@@ -229,6 +231,8 @@ find_vertices(Builder *b)
 	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
 	uint8	   *info_key = NULL;
 	uint8	   *info_value = NULL;
+	uint64	   *info_kv = NULL;
+	uint64		row_words = ((uint64) h->values.n + 63) / 64;
 	uint32		n_work = 0;
 	uint32		t;
 	uint32		v;
@@ -264,6 +268,15 @@ find_vertices(Builder *b)
 		 */
 		info_key = iso_alloc0(Max(h->keys.n, 1));
 		info_value = iso_alloc0(Max(h->values.n, 1));
+		/*
+		 * Better, when keys x values is small (at most 8 MB of bits): a
+		 * bit per (key, value) written by an info transaction.  Every
+		 * value id is written to some key by some info transaction when
+		 * values repeat across keys (list-append: 1, 2, 3... on every key),
+		 * and then the byte test passes nearly every element to the hash.
+		 */
+		if ((uint64) h->keys.n * row_words <= (UINT64_C(1) << 20))
+			info_kv = iso_alloc0(sizeof(uint64) * Max((uint64) h->keys.n * row_words, 1));
 		info_writes_build(h, &iw);
 		for (t = 0; t < h->n_txns; t++)
 		{
@@ -275,13 +288,28 @@ find_vertices(Builder *b)
 			{
 				const IsoOp *op = &h->ops[h->txns[t].first_op + i];
 
-				if (op->kind != ISO_OP_READ)
+				if (op->kind != ISO_OP_READ && op->value != ISO_NONE)
 				{
 					info_key[op->key] = 1;
 					info_value[op->value] = 1;
+					if (info_kv)
+						info_kv[op->key * row_words + op->value / 64] |=
+							UINT64_C(1) << (op->value % 64);
 				}
 			}
 		}
+	}
+	/*
+	 * The worklist is a stack: reversed, its first round reads the
+	 * committed transactions' ops and list elements forwards, in memory
+	 * order (the set proven is the same in any order).
+	 */
+	for (t = 0; t < n_work / 2; t++)
+	{
+		uint32		x = worklist[t];
+
+		worklist[t] = worklist[n_work - 1 - t];
+		worklist[n_work - 1 - t] = x;
 	}
 	while (n_work > 0)
 	{
@@ -300,6 +328,18 @@ find_vertices(Builder *b)
 			{
 				if (op->value != ISO_NONE && info_value[op->value])
 					prove_writer(b, &iw, op->key, op->value, worklist, &n_work);
+			}
+			else if (info_kv)
+			{
+				const uint64 *row = info_kv + op->key * row_words;
+
+				for (j = 0; j < op->list_len; j++)
+				{
+					uint32		e = h->elems[op->list_first + j];
+
+					if ((row[e / 64] >> (e % 64)) & 1)
+						prove_writer(b, &iw, op->key, e, worklist, &n_work);
+				}
 			}
 			else
 				for (j = 0; j < op->list_len; j++)
@@ -328,6 +368,8 @@ find_vertices(Builder *b)
 	{
 		iso_free(info_key);
 		iso_free(info_value);
+		if (info_kv)
+			iso_free(info_kv);
 		iso_free(iw.keys);
 		iso_free(iw.ops);
 	}
@@ -487,7 +529,10 @@ check_internal(Builder *b)
 			uint32		j = i;
 
 			while (j < end && op_txn(b, b->key_ops[j]) == t)
+			{
+				prefetch_key_op(h, b->key_ops, j, end);
 				j++;
+			}
 			/* info txns' reads are mostly unknown: check committed ones only */
 			if (b->h->txns[t].status == ISO_STATUS_OK && j - i > 1)
 			{

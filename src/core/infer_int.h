@@ -44,6 +44,28 @@ typedef struct RankedRead
 	uint32		op;
 } RankedRead;
 
+/*
+ * A hint, no more: fetch what a walk over the ops grouped by key reads
+ * soon.  Such walks read h->ops at about one cache line an op, at random
+ * (a key's ops are spread over the whole history), and the loops are too
+ * short for the processor to look that far ahead by itself.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define INFER_PREFETCH(p)	__builtin_prefetch((p), 0)
+#else
+#define INFER_PREFETCH(p)	((void) 0)
+#endif
+/* how far ahead, in ops of the group */
+#define INFER_AHEAD			16
+
+/* Prefetch the op kops[i + INFER_AHEAD] of a group of n. */
+static inline void
+prefetch_key_op(const IsoHistory *h, const uint32 *kops, uint32 i, uint32 n)
+{
+	if (i + INFER_AHEAD < n)
+		INFER_PREFETCH(&h->ops[kops[i + INFER_AHEAD]]);
+}
+
 static inline uint32
 op_txn(const Builder *b, uint32 op)
 {

@@ -46,6 +46,7 @@ key_writers(Builder *b, uint32 key, ListScratch *s)
 	{
 		const IsoOp *op = &h->ops[kops[i]];
 
+		prefetch_key_op(h, kops, i, nk);
 		if (op->kind == ISO_OP_READ || op->value == ISO_NONE)
 			continue;
 		s->w_stamp[op->value] = s->w_epoch;
@@ -97,6 +98,7 @@ collect_list_reads(Builder *b, uint32 key, ListScratch *s, uint32 *longest)
 		const IsoOp *op = &h->ops[o];
 		int32		len;
 
+		prefetch_key_op(h, kops, i, nk);
 		if (op->kind != ISO_OP_READ || op_vertex(b, o) == ISO_NONE)
 			continue;
 		len = list_read_len(h, op);
@@ -420,11 +422,14 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 	{
 		uint32		o = kops[i];
 		const IsoOp *op = &h->ops[o];
-		uint32		v = op_vertex(b, o);
+		uint32		v;
 		uint32		j;
 
-		if (op->kind != ISO_OP_APPEND || v == ISO_NONE ||
-			b->value_stamp[op->value] == stamp)
+		prefetch_key_op(h, kops, i, nk);
+		if (op->kind != ISO_OP_APPEND || b->value_stamp[op->value] == stamp)
+			continue;
+		v = op_vertex(b, o);
+		if (v == ISO_NONE)
 			continue;
 		for (j = 0; j < n_full; j++)
 			iso_infer_add_edge(b, op_vertex(b, s->full_readers[j]), v, ISO_EDGE_RW, key,

@@ -116,14 +116,19 @@ iso_build_open(IsoBuild *build, int64 history_id)
 /*
  * Build the graph of an EDN history that is not stored (history_id 0): the
  * same history and graph as loading it and building from its rows.
+ * free_text: edn is the caller's own copy (a value detoasted for this
+ * call), freed once parsed: the history holds copies of its texts, and the
+ * graph built next is, with the history, the peak of the call.
  */
 void
-iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected)
+iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_text)
 {
 	memset(build, 0, sizeof(*build));
 	build_begin(build);
 	build->history = *iso_history_from_edn(edn, expected, build->cxt,
 										   &build->time_source);
+	if (free_text)
+		pfree(edn);
 	build->workload = build->history.workload;
 	build_infer(build);
 }

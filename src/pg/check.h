@@ -49,7 +49,8 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 /* build.c */
 extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open(IsoBuild *build, int64 history_id);
-extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected);
+extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected,
+							   bool free_text);
 extern void iso_build_close(IsoBuild *build);
 extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);
 extern List *iso_all_history_ids(void);

@@ -181,6 +181,34 @@ SELECT iso_load_jepsen('dup', $$
 $$);
 \set VERBOSITY default
 
+-- Texts read from a table: toasted (out of line and compressed), compressed
+-- inline, and short inline.  A detoasted text is the call's own copy,
+-- freed once parsed; any other belongs to the executor and must stay as it
+-- is.  Each row's verdicts equal those of the same text made anew (t.edn
+-- || '': never freed), row for row, and the table reads the same after.
+CREATE TEMP TABLE edn_texts (name text, edn text);
+INSERT INTO edn_texts
+SELECT n || ' txns', string_agg(format('{:type :ok, :value [[:append %s 1] [:r %s [1]] [:r %s nil] [:r %s nil]], :process %s}',
+                                       i, i, i + 1, i - 1, i % 3), E'\n' ORDER BY i)
+  FROM (VALUES (2000), (60), (1)) v(n), generate_series(1, n) i
+ GROUP BY n;
+SELECT name, octet_length(edn) AS bytes, pg_column_size(edn) < octet_length(edn) AS compressed
+  FROM edn_texts ORDER BY octet_length(edn);
+SELECT md5(string_agg(edn, '|' ORDER BY name)) AS texts_md5 FROM edn_texts \gset
+SELECT t.name, string_agg(l.level || '=' || l.holds, ' ' ORDER BY l.level) AS verdicts
+  FROM edn_texts t, iso_levels_jepsen(t.edn) l
+ GROUP BY t.name ORDER BY t.name;
+SELECT t.name,
+       (SELECT count(*) FROM ((SELECT level, holds, violations, strongest, note FROM iso_levels_jepsen(t.edn)
+                               EXCEPT ALL SELECT level, holds, violations, strongest, note FROM iso_levels_jepsen(t.edn || ''))
+                              UNION ALL
+                              (SELECT level, holds, violations, strongest, note FROM iso_levels_jepsen(t.edn || '')
+                               EXCEPT ALL SELECT level, holds, violations, strongest, note FROM iso_levels_jepsen(t.edn))) d) AS differences
+  FROM edn_texts t ORDER BY t.name;
+SELECT md5(string_agg(edn, '|' ORDER BY name)) = :'texts_md5' AS texts_unchanged,
+       sum(length(edn)) AS characters
+  FROM edn_texts;
+
 -- leave no histories behind for the files that follow
 SELECT count(iso_delete_history(history_id)) AS deleted FROM iso_history
  WHERE name LIKE 'levels_jepsen %' OR name = 'out of order';

@@ -16,9 +16,13 @@
 #include "cycle.h"
 #include "levels.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 
 #include "tap.h"
 
@@ -456,6 +460,53 @@ test_graph_build(void)
 			good = false;		/* hub's ww edges: key 0 exists for each target */
 	ok(good && g.out_start[100] == g.n_edges, "10k edges: sorted, unique, CSR consistent");
 	graph_free(&g);
+
+	/*
+	 * 20-byte edges: to_op and type share a word.  The largest op index an
+	 * edge holds and ISO_NO_OP come back as they went in, with every type,
+	 * and one past it stops the check (the standalone host aborts).
+	 */
+	ok(sizeof(IsoEdge) == 20, "an edge is 20 bytes (%zu)", sizeof(IsoEdge));
+	iso_edgebuf_init(&buf, 0);
+	for (i = 0; i < ISO_EDGE_NTYPES; i++)
+	{
+		iso_edgebuf_add(&buf, 0, (uint32) i + 1, (IsoEdgeType) i, 9, ISO_EDGE_MAX_OP,
+						ISO_EDGE_MAX_OP);
+		iso_edgebuf_add(&buf, (uint32) i + 1, 0, (IsoEdgeType) i, ISO_NO_KEY, ISO_NO_OP,
+						ISO_NO_OP);
+	}
+	iso_graph_finish(&g, ISO_EDGE_NTYPES + 1, &buf);
+	good = g.n_edges == 2 * ISO_EDGE_NTYPES;
+	for (i = 0; good && i < g.n_edges; i++)
+	{
+		const IsoEdge *a = &g.edges[i];
+		uint32		t = a->from == 0 ? a->to - 1 : a->from - 1;
+
+		if (a->type != t ||
+			a->to_op != (a->from == 0 ? ISO_EDGE_MAX_OP : ISO_NO_OP) ||
+			a->from_op != a->to_op)
+			good = false;
+	}
+	ok(good, "op index 2^28 - 1 and ISO_NO_OP kept with every edge type");
+	graph_free(&g);
+	fflush(stdout);
+	{
+		pid_t		pid = fork();
+		int			status = 0;
+
+		if (pid == 0)
+		{
+			/* the child's abort message is expected: keep it off the TAP */
+			if (freopen("/dev/null", "w", stderr) == NULL)
+				_exit(3);
+			iso_edgebuf_init(&buf, 0);
+			iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, 0, 0, ISO_EDGE_MAX_OP + 1);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+		   "an op index past 2^28 - 1 on an edge stops the check");
+	}
 
 	/* empty graph */
 	iso_edgebuf_init(&buf, 0);
