@@ -4,9 +4,11 @@
  *	  brute-force oracles on random small black-box rw-register histories.
  *	  TAP output.
  *
- * Histories: 3-7 transactions, 2-3 keys, values unique per key, some fail
- * transactions, processes, and either completion records only (no real
- * time) or invoke + completion records (real time from the record order).
+ * Histories: 3-7 transactions (and a tenth as many again of 6-8), 2-3
+ * keys, values unique per key, at most 720 version orders (5040 for the
+ * larger ones), some fail transactions, processes, and either completion
+ * records only (no real time) or invoke + completion records (real time
+ * from the record order).
  * Three kinds:
  *	  - random reads: every read returns nil or a value some transaction
  *		wrote to the key (committed or not, final or not);
@@ -56,11 +58,12 @@
 #include "history_util.h"
 #include "tap.h"
 
-#define MAXT		7
+#define MAXT		8
 #define MAXO		4
 #define MAXK		3
 #define MAXV		(MAXT * MAXO + 1)	/* values of one key, 1.. */
 #define ENUM_LIMIT	720			/* most version-order combinations */
+#define BIG_LIMIT	5040		/* the same, for the larger histories */
 #define ALL_LEVELS	((1u << ISO_LEVEL_COUNT) - 1)
 #define MAX_REPORTS 5
 
@@ -421,7 +424,7 @@ order_count(const GHist *g)
 }
 
 static void
-generate(GHist *g)
+generate(GHist *g, bool big)
 {
 	do
 	{
@@ -431,7 +434,7 @@ generate(GHist *g)
 					j;
 
 		memset(g, 0, sizeof(*g));
-		g->n = 3 + rnd_int(MAXT - 2);
+		g->n = big ? 6 + rnd_int(MAXT - 5) : 3 + rnd_int(5);
 		g->nk = 2 + rnd_int(MAXK - 1);
 		g->kind = (GKind) rnd_int(G_KIND_COUNT);
 		g->timed = chance(50);
@@ -506,7 +509,7 @@ generate(GHist *g)
 		}
 		assign_processes(g);
 		make_records(g);
-	} while (order_count(g) > ENUM_LIMIT);
+	} while (order_count(g) > (big ? BIG_LIMIT : ENUM_LIMIT));
 }
 
 /* ---- EDN ---- */
@@ -975,7 +978,9 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 			const IsoOp *o = &h->ops[i];
 			uint32		j;
 
-			if (o->kind != ISO_OP_WRITE || o->value == ISO_NONE)
+			/* versions: committed transactions' writes */
+			if (o->kind != ISO_OP_WRITE || o->value == ISO_NONE ||
+				h->txns[o->txn].status != ISO_STATUS_OK)
 				continue;
 			REL(o->key, nil, o->value) = 1;
 			/* the txn's first access of the key is a read of v: v before o */
@@ -1150,7 +1155,7 @@ report(const GHist *g, const char *what, IsoLevel level, bool want, const char *
 static const IsoSearchOptions opts = {10.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
 
 static void
-one_history(Tally *T)
+one_history(Tally *T, bool big)
 {
 	GHist		g;
 	char		text[8192];
@@ -1166,7 +1171,7 @@ one_history(Tally *T)
 	bool		enum_error;
 	int			l;
 
-	generate(&g);
+	generate(&g, big);
 	len = print_edn(&g, text, sizeof(text));
 	T->histories++;
 	T->by_kind[g.kind]++;
@@ -1345,12 +1350,15 @@ main(int argc, char **argv)
 	}
 	if (iters < 1)
 		iters = 1;
-	diag("seed %llu, %d histories (replay: --seed %llu --iters %d)",
-		 (unsigned long long) seed, iters, (unsigned long long) seed, iters);
+	diag("seed %llu, %d histories + %d larger (replay: --seed %llu --iters %d)",
+		 (unsigned long long) seed, iters, (iters + 9) / 10, (unsigned long long) seed, iters);
 	rng_state = seed;
 	memset(&T, 0, sizeof(T));
 	for (i = 0; i < iters; i++)
-		one_history(&T);
+		one_history(&T, false);
+	/* and a tenth as many of 6-8 transactions, up to 5040 version orders */
+	for (i = 0; i < (iters + 9) / 10; i++)
+		one_history(&T, true);
 
 	diag("%ld histories (%ld random reads, %ld serial, %ld snapshot; %ld with keys of unknown "
 		 "order, %ld of them with >= 24 version orders), %ld version orders tried, "
