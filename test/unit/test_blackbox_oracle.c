@@ -1105,6 +1105,73 @@ print_cycle(const IsoHistory *h, const IsoSearchResult *r, const IsoCycle *cy)
 	}
 }
 
+/*
+ * The certificate of a search that holds: the satisfying version order of
+ * each open key (order_op), given to the graph builder as a known order,
+ * must make the level hold.
+ */
+static bool
+certificate_ok(const IsoHistory *h, const IsoInference *inf, const IsoSearchResult *r,
+			   IsoLevel level)
+{
+	const IsoRegUnknown *u = &inf->unknown;
+	uint32	   *slots = malloc(sizeof(uint32) * (u->n_keys + 1));
+	uint32	   *keys = malloc(sizeof(uint32) * (u->n_ver + 1));
+	uint32	   *values = malloc(sizeof(uint32) * (u->n_ver + 1));
+	IsoVersionLog log;
+	IsoInference cinf;
+	IsoInferOptions io = {false, false};
+	IsoParseError err;
+	bool		good = r->order_op != NULL;
+	uint32		i,
+				j,
+				n = 0;
+
+	for (i = 0; i < u->n_keys; i++)
+		slots[i] = i;
+	/* the log is sorted by key id */
+	for (i = 1; i < u->n_keys; i++)
+		for (j = i; j > 0 && u->key[slots[j - 1]] > u->key[slots[j]]; j--)
+		{
+			uint32		x = slots[j];
+
+			slots[j] = slots[j - 1];
+			slots[j - 1] = x;
+		}
+	for (i = 0; i < u->n_keys && good; i++)
+		for (j = u->ver_start[slots[i]]; j < u->ver_start[slots[i] + 1] && good; j++)
+		{
+			uint32		o = r->order_op[j];
+
+			if (o >= h->n_ops || h->ops[o].kind != ISO_OP_WRITE || h->ops[o].key != u->key[slots[i]])
+				good = false;
+			else
+			{
+				keys[n] = u->key[slots[i]];
+				values[n] = h->ops[o].value;
+				n++;
+			}
+		}
+	if (good)
+	{
+		log.n = n;
+		log.keys = keys;
+		log.values = values;
+		memset(&cinf, 0, sizeof(cinf));
+		if (!iso_infer(h, &log, &io, &cinf, &err))
+			good = false;
+		else
+		{
+			good = cinf.unknown.n_keys == 0 && iso_level_holds(&cinf, level, NULL);
+			inference_free(&cinf);
+		}
+	}
+	free(slots);
+	free(keys);
+	free(values);
+	return good;
+}
+
 /* ---- the test ---- */
 
 typedef struct Tally
@@ -1120,6 +1187,8 @@ typedef struct Tally
 	long		searched_alone;
 	long		witnesses;
 	long		forced_in_witnesses;
+	long		certificates,
+				bad_certificate;
 	long		mism_decide,
 				mism_alone,
 				mism_serial,
@@ -1272,6 +1341,16 @@ one_history(Tally *T, bool big)
 			report(&g, "iso_decide_levels", (IsoLevel) l, w,
 				   d[l].holds ? "holds" : "violated");
 		}
+		if (d[l].method == ISO_BY_SEARCH && d[l].search.verdict == ISO_SEARCH_HOLDS)
+		{
+			T->certificates++;
+			if (!certificate_ok(&h, &inf, &d[l].search, (IsoLevel) l))
+			{
+				T->bad_certificate++;
+				report(&g, "search certificate", (IsoLevel) l, true,
+					   "holds, but not under the version order it reports");
+			}
+		}
 		if (d[l].searched && d[l].search.verdict == ISO_SEARCH_VIOLATED)
 		{
 			uint32		c;
@@ -1323,6 +1402,16 @@ one_history(Tally *T, bool big)
 			report(&g, "iso_search_level alone (bfs)", (IsoLevel) l, w,
 				   r.verdict == ISO_SEARCH_HOLDS ? "holds" : "violated");
 		}
+		else if (r.verdict == ISO_SEARCH_HOLDS)
+		{
+			T->certificates++;
+			if (!certificate_ok(&h, &inf, &r, (IsoLevel) l))
+			{
+				T->bad_certificate++;
+				report(&g, "search certificate (bfs)", (IsoLevel) l, true,
+					   "holds, but not under the version order it reports");
+			}
+		}
 		iso_search_result_free(&r);
 	}
 
@@ -1362,10 +1451,11 @@ main(int argc, char **argv)
 
 	diag("%ld histories (%ld random reads, %ld serial, %ld snapshot; %ld with keys of unknown "
 		 "order, %ld of them with >= 24 version orders), %ld version orders tried, "
-		 "%ld level searches alone, %ld witness cycles checked (%ld forced edges' reasons)",
+		 "%ld level searches alone, %ld satisfying orders and %ld witness cycles checked "
+		 "(%ld forced edges' reasons)",
 		 T.histories, T.by_kind[G_RANDOM], T.by_kind[G_SERIAL], T.by_kind[G_SI],
 		 T.open, T.many_orders, T.orders,
-		 T.searched_alone, T.witnesses, T.forced_in_witnesses);
+		 T.searched_alone, T.certificates, T.witnesses, T.forced_in_witnesses);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		diag("  %-28s holds %5ld, violated %5ld, decided by the search %5ld",
 			 iso_level_name((IsoLevel) l), T.holds[l], T.violated[l], T.by_search[l]);
@@ -1379,6 +1469,8 @@ main(int argc, char **argv)
 	   "(%ld mismatches)", T.mism_decide);
 	ok(T.mism_alone == 0, "iso_search_level alone (bfs pruning) agrees with the oracle "
 	   "(%ld mismatches in %ld searches)", T.mism_alone, T.searched_alone);
+	ok(T.bad_certificate == 0, "every search that holds holds under the version order it "
+	   "reports (%ld bad of %ld)", T.bad_certificate, T.certificates);
 	ok(T.bad_witness == 0, "every witness cycle of a search violation is a real forbidden cycle "
 	   "(%ld bad of %ld)", T.bad_witness, T.witnesses);
 	/* the generator reaches both verdicts and the search decides some */
