@@ -37,7 +37,14 @@
  * builder).  A violation the search reports has witness cycles: each must
  * be a chain of edges the history shows, of a kind the level forbids, whose
  * version-order facts (ww a -> b: a before b; rw: the version read before
- * the overwriting one) agree with nil first and write-follows-read.
+ * the overwriting one) agree with nil first and write-follows-read, its
+ * forced edges' facts left out: each forced edge must have a reason, a
+ * forbidden cycle its other order closes.  (With the forced edges' facts
+ * some witnesses have none: pruning found every order of a key forced
+ * against another, and the witness is that contradiction, e.g. a "G0" of
+ * forced ww edges at a level whose pl-1 holds; they are counted.)  A search
+ * that holds must hold under the version order it reports (order_op, given
+ * back to the graph builder as a known order).
  *
  * A mismatch prints the history as EDN (iso_levels_jepsen reproduces it).
  *
@@ -1030,7 +1037,8 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
  */
 static bool
 witness_ok(const IsoHistory *h, const IsoInference *inf, const IsoSearchResult *r,
-		   const IsoCycle *cy, IsoLevel level, long *forced_edges, const char **why)
+		   const IsoCycle *cy, IsoLevel level, long *forced_edges, long *contradictions,
+		   const char **why)
 {
 	IsoEdge    *edges = malloc(sizeof(IsoEdge) * (cy->length + 1));
 	bool	   *fact = malloc(sizeof(bool) * (cy->length + 1));
@@ -1043,6 +1051,18 @@ witness_ok(const IsoHistory *h, const IsoInference *inf, const IsoSearchResult *
 		fact[i] = r->edge_origin == NULL || r->edge_origin[cy->edges[i]] != ISO_ORIGIN_FORCED;
 	}
 	good = cycle_ok(h, inf, edges, cy->length, fact, level, why);
+	if (good)
+	{
+		/* with the forced edges' facts too: pruning's contradictions show here */
+		const char *w2;
+		bool	   *all = malloc(sizeof(bool) * (cy->length + 1));
+
+		for (i = 0; i < cy->length; i++)
+			all[i] = true;
+		if (!cycle_ok(h, inf, edges, cy->length, all, level, &w2))
+			(*contradictions)++;
+		free(all);
+	}
 	for (i = 0; i < cy->length && good; i++)
 	{
 		uint32		start;
@@ -1187,6 +1207,7 @@ typedef struct Tally
 	long		searched_alone;
 	long		witnesses;
 	long		forced_in_witnesses;
+	long		contradictions;	/* witnesses no single version order makes */
 	long		certificates,
 				bad_certificate;
 	long		mism_decide,
@@ -1366,7 +1387,8 @@ one_history(Tally *T, bool big)
 
 				T->witnesses++;
 				if (!witness_ok(&h, &inf, &d[l].search, &d[l].search.cycles.cycles[c],
-								(IsoLevel) l, &T->forced_in_witnesses, &why))
+								(IsoLevel) l, &T->forced_in_witnesses,
+								&T->contradictions, &why))
 				{
 					T->bad_witness++;
 					report(&g, "search witness", (IsoLevel) l, false, why);
@@ -1452,10 +1474,11 @@ main(int argc, char **argv)
 	diag("%ld histories (%ld random reads, %ld serial, %ld snapshot; %ld with keys of unknown "
 		 "order, %ld of them with >= 24 version orders), %ld version orders tried, "
 		 "%ld level searches alone, %ld satisfying orders and %ld witness cycles checked "
-		 "(%ld forced edges' reasons)",
+		 "(%ld forced edges' reasons; %ld witnesses whose forced edges no one version order makes)",
 		 T.histories, T.by_kind[G_RANDOM], T.by_kind[G_SERIAL], T.by_kind[G_SI],
 		 T.open, T.many_orders, T.orders,
-		 T.searched_alone, T.certificates, T.witnesses, T.forced_in_witnesses);
+		 T.searched_alone, T.certificates, T.witnesses, T.forced_in_witnesses,
+		 T.contradictions);
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		diag("  %-28s holds %5ld, violated %5ld, decided by the search %5ld",
 			 iso_level_name((IsoLevel) l), T.holds[l], T.violated[l], T.by_search[l]);
