@@ -1244,10 +1244,90 @@ report(const GHist *g, const char *what, IsoLevel level, bool want, const char *
 /* 10 s: a broken search shows as "not decided" rather than a hang */
 static const IsoSearchOptions opts = {10.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
 
+static void check_history(Tally *T, const GHist *gp);
+
 static void
 one_history(Tally *T, bool big)
 {
 	GHist		g;
+
+	generate(&g, big);
+	check_history(T, &g);
+}
+
+/*
+ * Fixed histories (EDN-like: per txn its ops as "rK V" / "wK V", V 0 for
+ * nil), completion records only, one process each.
+ *	  - write skew over two keys with two writers each: every order of
+ *		both keys closes a G-nonadjacent cycle (si violated, psi holds),
+ *		which only the solver proves (each order alone is no contradiction);
+ *		before the explanation (search_explain.c) such a violation came
+ *		without a witness cycle.
+ */
+static const char *const fixed[] = {
+	"r0 0 w2 3 | w2 2 r0 0 | r2 0 w0 3 | r2 0 w0 1",
+};
+
+static void
+fixed_histories(Tally *T)
+{
+	int			f;
+
+	for (f = 0; f < (int) (sizeof(fixed) / sizeof(fixed[0])); f++)
+	{
+		GHist		g;
+		const char *p = fixed[f];
+		int			i;
+
+		memset(&g, 0, sizeof(g));
+		g.nk = MAXK;
+		g.kind = G_RANDOM;
+		g.t[0].ok = true;
+		while (*p)
+		{
+			GTxn	   *t = &g.t[g.n];
+			char		c = *p;
+
+			if (c == ' ')
+				p++;
+			else if (c == '|')
+			{
+				g.n++;
+				g.t[g.n].ok = true;
+				p++;
+			}
+			else
+			{
+				int			k,
+							v,
+							used;
+
+				if (sscanf(p + 1, "%d %d%n", &k, &v, &used) != 2)
+					break;
+				t->ops[t->n_ops].write = c == 'w';
+				t->ops[t->n_ops].key = k;
+				t->ops[t->n_ops].val = v;
+				t->n_ops++;
+				p += 1 + used;
+			}
+		}
+		g.n++;
+		for (i = 0; i < g.n; i++)
+		{
+			g.t[i].process = i;
+			g.t[i].inv_rec = -1;
+			g.t[i].cmp_rec = i;
+			g.rec_txn[i] = i;
+		}
+		g.n_rec = g.n;
+		check_history(T, &g);
+	}
+}
+
+static void
+check_history(Tally *T, const GHist *gp)
+{
+	GHist		g = *gp;
 	char		text[8192];
 	size_t		len;
 	IsoHistory	h;
@@ -1261,7 +1341,6 @@ one_history(Tally *T, bool big)
 	bool		enum_error;
 	int			l;
 
-	generate(&g, big);
 	len = print_edn(&g, text, sizeof(text));
 	T->histories++;
 	T->by_kind[g.kind]++;
@@ -1465,6 +1544,7 @@ main(int argc, char **argv)
 		 (unsigned long long) seed, iters, (iters + 9) / 10, (unsigned long long) seed, iters);
 	rng_state = seed;
 	memset(&T, 0, sizeof(T));
+	fixed_histories(&T);
 	for (i = 0; i < iters; i++)
 		one_history(&T, false);
 	/* and a tenth as many of 6-8 transactions, up to 5040 version orders */
