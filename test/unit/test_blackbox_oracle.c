@@ -1242,7 +1242,7 @@ report(const GHist *g, const char *what, IsoLevel level, bool want, const char *
 }
 
 /* 10 s: a broken search shows as "not decided" rather than a hang */
-static const IsoSearchOptions opts = {10.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO};
+static const IsoSearchOptions opts = {10.0, UINT64_C(1) << 28, 0, 3, false, false, 0.0, ISO_PRUNE_AUTO, 0};
 
 static void check_history(Tally *T, const GHist *gp);
 
