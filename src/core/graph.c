@@ -81,23 +81,6 @@ iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
 	e->type = (unsigned int) type;
 }
 
-/* Order inside one vertex's bucket: (to, type, key, from_op, to_op). */
-static inline int
-edge_cmp_same_from(const IsoEdge *a, const IsoEdge *b)
-{
-	if (a->to != b->to)
-		return a->to < b->to ? -1 : 1;
-	if (a->type != b->type)
-		return a->type < b->type ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->from_op != b->from_op)
-		return a->from_op < b->from_op ? -1 : 1;
-	if (a->to_op != b->to_op)
-		return a->to_op < b->to_op ? -1 : 1;
-	return 0;
-}
-
 static inline void
 edge_swap(IsoEdge *a, IsoEdge *b)
 {
@@ -117,7 +100,7 @@ insertion_sort(IsoEdge *e, uint64 n)
 		IsoEdge		x = e[i];
 		uint64		j = i;
 
-		while (j > 0 && edge_cmp_same_from(&x, &e[j - 1]) < 0)
+		while (j > 0 && iso_edge_cmp_same_from(&x, &e[j - 1]) < 0)
 		{
 			e[j] = e[j - 1];
 			j--;
@@ -143,18 +126,18 @@ sort_bucket(IsoEdge *e, uint64 n)
 		IsoEdge		pivot;
 
 		/* median of three as the pivot */
-		if (edge_cmp_same_from(&e[mid], &e[0]) < 0)
+		if (iso_edge_cmp_same_from(&e[mid], &e[0]) < 0)
 			edge_swap(&e[mid], &e[0]);
-		if (edge_cmp_same_from(&e[n - 1], &e[0]) < 0)
+		if (iso_edge_cmp_same_from(&e[n - 1], &e[0]) < 0)
 			edge_swap(&e[n - 1], &e[0]);
-		if (edge_cmp_same_from(&e[n - 1], &e[mid]) < 0)
+		if (iso_edge_cmp_same_from(&e[n - 1], &e[mid]) < 0)
 			edge_swap(&e[n - 1], &e[mid]);
 		pivot = e[mid];
 		for (;;)
 		{
-			while (edge_cmp_same_from(&e[i], &pivot) < 0)
+			while (iso_edge_cmp_same_from(&e[i], &pivot) < 0)
 				i++;
-			while (edge_cmp_same_from(&pivot, &e[j]) < 0)
+			while (iso_edge_cmp_same_from(&pivot, &e[j]) < 0)
 				j--;
 			if (i >= j)
 				break;

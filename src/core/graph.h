@@ -48,6 +48,27 @@ typedef struct IsoEdge
 	unsigned int type:3;		/* IsoEdgeType */
 } IsoEdge;
 
+/*
+ * The order iso_graph_finish gives one vertex's out-edges: (to, type, key,
+ * from_op, to_op).  Inline: it is the edge sort's comparison; search.c
+ * merges edges into finished graphs by the same order.
+ */
+static inline int
+iso_edge_cmp_same_from(const IsoEdge *a, const IsoEdge *b)
+{
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->from_op != b->from_op)
+		return a->from_op < b->from_op ? -1 : 1;
+	if (a->to_op != b->to_op)
+		return a->to_op < b->to_op ? -1 : 1;
+	return 0;
+}
+
 typedef struct IsoGraph
 {
 	uint32		n_vertices;

@@ -441,8 +441,8 @@ emit_side(IsoSearchState *S, IsoEdgeBuf *buf, uint32 v, bool forward)
 }
 
 /*
- * The order iso_graph_finish gives a vertex's out-edges (graph.c): by (to,
- * type, key, from_op, to_op); here with from first.
+ * The order of a finished graph's edges (graph.c): by from, then as
+ * iso_graph_finish sorts one vertex's out-edges.
  */
 static int
 edge_cmp_full(const void *pa, const void *pb)
@@ -452,17 +452,7 @@ edge_cmp_full(const void *pa, const void *pb)
 
 	if (a->from != b->from)
 		return a->from < b->from ? -1 : 1;
-	if (a->to != b->to)
-		return a->to < b->to ? -1 : 1;
-	if (a->type != b->type)
-		return a->type < b->type ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->from_op != b->from_op)
-		return a->from_op < b->from_op ? -1 : 1;
-	if (a->to_op != b->to_op)
-		return a->to_op < b->to_op ? -1 : 1;
-	return 0;
+	return iso_edge_cmp_same_from(a, b);
 }
 
 /*
