@@ -1302,3 +1302,25 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 	}
 	return violated;
 }
+
+bool
+iso_find_shortest_cycle(const IsoGraph *graph, IsoLevel level, IsoCycle *out)
+{
+	IsoCycleList cl;
+	uint32		i,
+				best = 0;
+
+	memset(&cl, 0, sizeof(cl));
+	if (!iso_find_cycles(graph, level, 1, &cl) || cl.n == 0)
+	{
+		iso_cycle_list_free(&cl);
+		return false;
+	}
+	for (i = 1; i < cl.n; i++)
+		if (cl.cycles[i].length < cl.cycles[best].length)
+			best = i;
+	*out = cl.cycles[best];
+	cl.cycles[best].edges = NULL;
+	iso_cycle_list_free(&cl);
+	return true;
+}

@@ -124,4 +124,10 @@ extern const IsoLevelInfo *iso_level_info(IsoLevel level);
 /* Frees every witness's edge array and the list's array; leaves it empty. */
 extern void iso_cycle_list_free(IsoCycleList *list);
 
+/*
+ * The shortest of iso_find_cycles' witnesses (one per kind) into *out (its
+ * edges the caller's to free); false if the level holds on graph.
+ */
+extern bool iso_find_shortest_cycle(const IsoGraph *graph, IsoLevel level, IsoCycle *out);
+
 #endif							/* ISOGRAPH_CYCLE_H */

@@ -173,6 +173,16 @@ sort_bucket(IsoEdge *e, uint64 n)
 #define PREFETCH_AHEAD	16
 
 void
+iso_graph_free(IsoGraph *graph)
+{
+	if (graph->edges != NULL)
+		iso_free(graph->edges);
+	if (graph->out_start != NULL)
+		iso_free(graph->out_start);
+	memset(graph, 0, sizeof(*graph));
+}
+
+void
 iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 {
 	IsoEdge    *edges = buf->edges;

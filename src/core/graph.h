@@ -92,6 +92,8 @@ extern void iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to,
 
 /* Sort, drop self-edges and duplicates (keeping the first), build the CSR. */
 extern void iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf);
+/* Frees a finished graph's arrays and zeroes it (a zeroed graph is fine). */
+extern void iso_graph_free(IsoGraph *graph);
 
 /* Edge counts per type. */
 extern void iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES]);

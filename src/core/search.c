@@ -524,16 +524,6 @@ finish_graph(IsoSearchState *S, IsoEdgeBuf *extra, IsoGraph *g)
 		extra->n = 0;
 }
 
-static void
-free_graph(IsoGraph *g)
-{
-	if (g->edges)
-		iso_free(g->edges);
-	if (g->out_start)
-		iso_free(g->out_start);
-	memset(g, 0, sizeof(*g));
-}
-
 /*
  * The first version b' >= b, b' > a, that the decided order leaves
  * unordered with a; 0 if none.  Word by word over a's row (after the
@@ -835,17 +825,6 @@ auto_step(const IsoSearchState *S, uint8 type, uint32 s, uint32 *ns)
 			*ns = 0;
 			return true;
 		case MODE_SI:
-			if (type == ISO_EDGE_RW)
-			{
-				if (s == 1)
-					return false;
-				*ns = 1;
-				return true;
-			}
-			if (!(S->d_mask & bit))
-				return false;
-			*ns = 0;
-			return true;
 		case MODE_PSI:
 			if (type == ISO_EDGE_RW)
 			{
@@ -856,7 +835,8 @@ auto_step(const IsoSearchState *S, uint8 type, uint32 s, uint32 *ns)
 			}
 			if (!(S->d_mask & bit))
 				return false;
-			*ns = s;
+			/* si: a dependency edge ends a run of rw; psi: one rw per cycle */
+			*ns = S->mode == MODE_SI ? 0 : s;
 			return true;
 	}
 	return false;
@@ -1649,7 +1629,7 @@ find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
 			bad = side_closes(S, &rg, sl, S->var_a[v], S->var_b[v], true);
 		else
 			bad = side_closes(S, &rg, sl, S->var_b[v], S->var_a[v], true);
-		free_graph(&rg);
+		iso_graph_free(&rg);
 		if (!bad)
 		{
 			S->reasons.n = rstart;
@@ -1712,9 +1692,7 @@ explain_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 {
 	IsoSearchState *S = (IsoSearchState *) arg;
 	IsoEdgeBuf	extra;
-	IsoCycleList cl;
-	uint32		i,
-				best = 0;
+	uint32		i;
 
 	iso_edgebuf_init(&extra, 16);
 	for (i = 0; i < n; i++)
@@ -1722,19 +1700,11 @@ explain_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 	memset(g, 0, sizeof(*g));
 	finish_graph(S, &extra, g);
 	iso_free(extra.edges);
-	memset(&cl, 0, sizeof(cl));
-	if (!iso_find_cycles(g, S->level, 1, &cl) || cl.n == 0)
+	if (!iso_find_shortest_cycle(g, S->level, c))
 	{
-		iso_cycle_list_free(&cl);
-		free_graph(g);
+		iso_graph_free(g);
 		return false;
 	}
-	for (i = 1; i < cl.n; i++)
-		if (cl.cycles[i].length < cl.cycles[best].length)
-			best = i;
-	*c = cl.cycles[best];
-	cl.cycles[best].edges = NULL;
-	iso_cycle_list_free(&cl);
 	return true;
 }
 
@@ -2049,7 +2019,7 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 
 			memset(&ng, 0, sizeof(ng));
 			finish_graph(S, &forced, &ng);
-			free_graph(&S->base_g);
+			iso_graph_free(&S->base_g);
 			S->base_g = ng;
 		}
 		iso_free(forced.edges);
@@ -2297,13 +2267,13 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 		if (c > 0)
 		{
 			out->stats.clauses += c;
-			free_graph(&g);
+			iso_graph_free(&g);
 			continue;
 		}
 		memset(&cycles, 0, sizeof(cycles));
 		if (!iso_find_cycles(&g, S->level, CYCLES_PER_ROUND, &cycles))
 		{
-			free_graph(&g);
+			iso_graph_free(&g);
 			record_order(S, out);
 			verdict = ISO_SEARCH_HOLDS;
 			break;
@@ -2311,7 +2281,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 		/* keep this round's graph and witnesses: the last ones explain an UNSAT */
 		if (out->graph.edges)
 		{
-			free_graph(&out->graph);
+			iso_graph_free(&out->graph);
 			iso_cycle_list_free(&out->cycles);
 		}
 		out->graph = g;
@@ -2366,7 +2336,7 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 	}
 	else if (out->graph.edges)
 	{
-		free_graph(&out->graph);
+		iso_graph_free(&out->graph);
 		iso_cycle_list_free(&out->cycles);
 	}
 	if (lits)
@@ -2413,7 +2383,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	if (S->reasons.edges != out->reason_edges)
 		FREE_IF(S->reasons.edges);
 	FREE_IF(S->base.edges);
-	free_graph(&S->base_g);
+	iso_graph_free(&S->base_g);
 	FREE_IF(S->seen);
 	FREE_IF(S->target);
 	FREE_IF(S->target_states);
@@ -2486,11 +2456,7 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 void
 iso_search_result_free(IsoSearchResult *r)
 {
-	if (r->graph.edges)
-	{
-		iso_free(r->graph.edges);
-		iso_free(r->graph.out_start);
-	}
+	iso_graph_free(&r->graph);
 	iso_cycle_list_free(&r->cycles);
 	FREE_IF(r->edge_origin);
 	FREE_IF(r->edge_reason);

@@ -364,16 +364,6 @@ add_proof_cycle(Ex *x, const IsoGraph *g, const IsoCycle *c)
 	return x->n_cycles - 1;
 }
 
-static void
-free_graph(IsoGraph *g)
-{
-	if (g->edges)
-		iso_free(g->edges);
-	if (g->out_start)
-		iso_free(g->out_start);
-	memset(g, 0, sizeof(*g));
-}
-
 /*
  * The cycle core clause k (index in x->core) stands for: the known graph
  * plus the choices its literals forbid.  keep_g/keep_c: hand back the
@@ -415,7 +405,7 @@ core_cycle(Ex *x, uint32 k, IsoGraph *keep_g, IsoCycle *keep_c)
 	}
 	else
 	{
-		free_graph(&g);
+		iso_graph_free(&g);
 		if (cy.edges)
 			iso_free(cy.edges);
 	}
@@ -528,7 +518,7 @@ build(Ex *x)
 		node = new_node(x, ISO_CHOICE_LEAF);
 		x->nodes[node].cycle = add_proof_cycle(x, &g, &cy);
 		x->leaves++;
-		free_graph(&g);
+		iso_graph_free(&g);
 		if (cy.edges)
 			iso_free(cy.edges);
 		return node;
@@ -667,7 +657,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 		if (l != 0 && !dup)
 			wl[n_wl++] = l;
 	}
-	free_graph(&g);
+	iso_graph_free(&g);
 	iso_free(w.edges);
 	memset(&w, 0, sizeof(w));
 
@@ -726,7 +716,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 	{
 		iso_free(wl);
 		iso_free(roots);
-		free_graph(&g);
+		iso_graph_free(&g);
 		if (w.edges)
 			iso_free(w.edges);
 		ex_free(&x);
@@ -747,7 +737,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 
 	/* out: the witness and its graph in place of the last round's */
 	if (out->graph.edges)
-		free_graph(&out->graph);
+		iso_graph_free(&out->graph);
 	iso_cycle_list_free(&out->cycles);
 	out->graph = g;
 	out->cycles.cycles = iso_alloc(sizeof(IsoCycle));
@@ -800,7 +790,7 @@ iso_explain_witness(const IsoExplainHost *host, const IsoExplainLog *log, IsoSea
 		if (!found)
 			continue;
 		if (out->graph.edges)
-			free_graph(&out->graph);
+			iso_graph_free(&out->graph);
 		iso_cycle_list_free(&out->cycles);
 		out->graph = g;
 		out->cycles.cycles = iso_alloc(sizeof(IsoCycle));

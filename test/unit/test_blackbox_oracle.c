@@ -63,6 +63,8 @@
 #include <stdlib.h>
 
 #include "history_util.h"
+#include "infer_util.h"
+#include "rng.h"
 #include "tap.h"
 
 #define MAXT		8
@@ -73,32 +75,6 @@
 #define BIG_LIMIT	5040		/* the same, for the larger histories */
 #define ALL_LEVELS	((1u << ISO_LEVEL_COUNT) - 1)
 #define MAX_REPORTS 5
-
-/* ---- random numbers (splitmix64) ---- */
-
-static uint64 rng_state;
-
-static uint64
-rnd(void)
-{
-	uint64		z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static int
-rnd_int(int n)
-{
-	return (int) (rnd() % (uint64) n);
-}
-
-static bool
-chance(int percent)
-{
-	return rnd_int(100) < percent;
-}
 
 /* ---- generated histories ---- */
 
@@ -734,19 +710,6 @@ key_id(const IsoHistory *h, int k)
 
 	snprintf(s, sizeof(s), "%d", k);
 	return iso_strtab_find(&h->keys, s, (int32) strlen(s));
-}
-
-static void
-inference_free(IsoInference *inf)
-{
-	iso_free(inf->vertex_txn);
-	iso_free(inf->txn_vertex);
-	iso_free(inf->graph.edges);
-	iso_free(inf->graph.out_start);
-	if (inf->anomalies)
-		iso_free(inf->anomalies);
-	iso_infer_free_unknown(&inf->unknown);
-	memset(inf, 0, sizeof(*inf));
 }
 
 /* ---- oracle E: every version order, as a known order ---- */

@@ -31,6 +31,7 @@
 
 #include "history_edn.h"
 #include "history_util.h"
+#include "infer_util.h"
 #include "tap.h"
 
 static double
@@ -54,18 +55,6 @@ sl(const char *s)
 
 static IsoSlice nil_slice = {NULL, 0};
 
-
-static void
-inference_free(IsoInference *inf)
-{
-	iso_free(inf->vertex_txn);
-	iso_free(inf->txn_vertex);
-	iso_free(inf->graph.edges);
-	iso_free(inf->graph.out_start);
-	iso_free(inf->anomalies);
-	iso_infer_free_unknown(&inf->unknown);
-	memset(inf, 0, sizeof(*inf));
-}
 
 /* ---- running one history through everything ---- */
 

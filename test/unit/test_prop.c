@@ -54,6 +54,8 @@
 
 #include "history_edn.h"
 #include "history_util.h"
+#include "infer_util.h"
+#include "rng.h"
 #include "tap.h"
 
 #define MAX_TXNS	16
@@ -62,32 +64,6 @@
 #define MAX_LIST	(MAX_TXNS * MAX_OPS + 1)	/* every append, + garbage */
 #define NO_VALUE	(-1)
 #define GARBAGE		999999		/* a value nobody writes */
-
-/* ---- random numbers (splitmix64: tiny, and the same everywhere) ---- */
-
-static uint64 rng_state;
-
-static uint64
-rnd(void)
-{
-	uint64		z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static int
-rnd_int(int n)
-{
-	return (int) (rnd() % (uint64) n);
-}
-
-static bool
-chance(int percent)
-{
-	return rnd_int(100) < percent;
-}
 
 /* ---- generated histories ---- */
 
@@ -741,18 +717,6 @@ typedef struct Verdict
 	uint32		n_vertices;
 	uint64		counts[ISO_EDGE_NTYPES];
 } Verdict;
-
-static void
-inference_free(IsoInference *inf)
-{
-	iso_free(inf->vertex_txn);
-	iso_free(inf->txn_vertex);
-	iso_free(inf->graph.edges);
-	iso_free(inf->graph.out_start);
-	iso_free(inf->anomalies);
-	iso_infer_free_unknown(&inf->unknown);
-	memset(inf, 0, sizeof(*inf));
-}
 
 /* Every level's verdict, as iso_levels decides it (levels.c). */
 static Verdict

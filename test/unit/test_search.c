@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "history_util.h"
+#include "infer_util.h"
 #include "tap.h"
 
 #define ALL_LEVELS	((1u << ISO_LEVEL_COUNT) - 1)
@@ -62,13 +63,7 @@ static void
 checked_free(Checked *c)
 {
 	iso_level_decisions_free(c->d);
-	iso_free(c->inf.vertex_txn);
-	iso_free(c->inf.txn_vertex);
-	iso_free(c->inf.graph.edges);
-	iso_free(c->inf.graph.out_start);
-	if (c->inf.anomalies)
-		iso_free(c->inf.anomalies);
-	iso_infer_free_unknown(&c->inf.unknown);
+	inference_free(&c->inf);
 	history_free(&c->h);
 }
 
@@ -509,8 +504,7 @@ proof_cycle_real(const Checked *c, const IsoSearchResult *r, IsoLevel level, uin
 	memset(&cl, 0, sizeof(cl));
 	found = iso_find_cycles(&g, level, 1, &cl) && cl.n > 0;
 	iso_cycle_list_free(&cl);
-	iso_free(g.edges);
-	iso_free(g.out_start);
+	iso_graph_free(&g);
 	return found;
 }
 
@@ -837,9 +831,7 @@ static bool
 fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 {
 	IsoEdgeBuf	buf;
-	IsoCycleList cl;
-	uint32		i,
-				best = 0;
+	uint32		i;
 
 	(void) arg;
 	iso_edgebuf_init(&buf, 16);
@@ -852,20 +844,11 @@ fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 	}
 	memset(g, 0, sizeof(*g));
 	iso_graph_finish(g, 9, &buf);
-	memset(&cl, 0, sizeof(cl));
-	if (!iso_find_cycles(g, ISO_LEVEL_SER, 1, &cl) || cl.n == 0)
+	if (!iso_find_shortest_cycle(g, ISO_LEVEL_SER, c))
 	{
-		iso_cycle_list_free(&cl);
-		iso_free(g->edges);
-		iso_free(g->out_start);
+		iso_graph_free(g);
 		return false;
 	}
-	for (i = 1; i < cl.n; i++)
-		if (cl.cycles[i].length < cl.cycles[best].length)
-			best = i;
-	*c = cl.cycles[best];
-	cl.cycles[best].edges = NULL;
-	iso_cycle_list_free(&cl);
 	return true;
 }
 
