@@ -260,6 +260,7 @@ new_op(IsoHistory *h, IsoOpKind kind, int32 pos, IsoSlice key)
 	op->value = ISO_NONE;
 	op->list_first = 0;
 	op->list_len = -1;
+	op->list_in_run = 0;
 	h->txns[h->n_txns - 1].n_ops++;
 	h->n_ops++;
 	return op;
@@ -303,18 +304,16 @@ iso_history_add_elem(IsoHistory *h, IsoSlice elem)
 }
 
 /*
- * Make room in memo for n elements of total text length nbytes, keeping
- * what it holds.
+ * Make room in memo for the offsets of n elements and nbytes of their
+ * texts, keeping what it holds.
  */
 static void
 memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
 {
-	if (n > m->cap_n || m->ids == NULL)
+	if (n > m->cap_n || m->offs == NULL)
 	{
 		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
 
-		m->ids = m->ids ? iso_realloc(m->ids, sizeof(uint32) * cap) :
-			iso_alloc(sizeof(uint32) * cap);
 		m->offs = m->offs ? iso_realloc(m->offs, sizeof(uint32) * (cap + 1)) :
 			iso_alloc(sizeof(uint32) * (cap + 1));
 		m->cap_n = cap;
@@ -342,69 +341,183 @@ same_bytes(const char *a, const char *b, int32 n)
 	return true;
 }
 
+/* The memo of key k, made (empty) if it is new. */
+static IsoListMemo *
+memo_of_key(IsoHistory *h, uint32 k)
+{
+	if (k >= h->n_memo)
+	{
+		uint32		cap = Max(k + 1, h->n_memo * 2);
+		uint32		i;
+
+		h->memo = h->memo ? iso_realloc(h->memo, sizeof(IsoListMemo) * cap) :
+			iso_alloc(sizeof(IsoListMemo) * cap);
+		memset(h->memo + h->n_memo, 0, sizeof(IsoListMemo) * (cap - h->n_memo));
+		for (i = h->n_memo; i < cap; i++)
+			h->memo[i].run = ISO_NONE;
+		h->n_memo = cap;
+	}
+	return &h->memo[k];
+}
+
+/* A new run with room for n elements; returns its id. */
+static uint32
+new_run(IsoHistory *h, uint32 n)
+{
+	uint64		cap = h->cap_runs;
+	IsoListRun *r;
+
+	if (h->n_runs == PG_UINT32_MAX - 1)
+		iso_host_limit("more than 2^32 - 1 list reads");
+	h->runs = grow_array(h->runs, &cap, (uint64) h->n_runs + 1, sizeof(IsoListRun));
+	h->cap_runs = (uint32) Min(cap, PG_UINT32_MAX);
+	r = &h->runs[h->n_runs];
+	r->cap = Max(n, 4);
+	r->ids = iso_alloc(sizeof(uint32) * r->cap);
+	r->n = 0;
+	return h->n_runs++;
+}
+
+/* Append the id of each of n texts to run r (interned). */
+static void
+run_append(IsoHistory *h, uint32 run, const IsoSlice *elems, uint32 n)
+{
+	IsoListRun *r = &h->runs[run];
+	uint32		i;
+
+	if ((uint64) r->n + n > r->cap)
+	{
+		uint64		cap = Max((uint64) r->n + n, (uint64) r->cap * 2);
+
+		if (cap > PG_UINT32_MAX)
+			iso_host_limit("a list read of 2^32 elements or more");
+		r->ids = iso_realloc(r->ids, sizeof(uint32) * cap);
+		r->cap = (uint32) cap;
+	}
+	for (i = 0; i < n; i++)
+		r->ids[r->n + i] = iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
+	r->n += n;
+}
+
+/* Remember the texts of elems[from..n) in m, after its first from. */
+static void
+memo_remember(IsoListMemo *m, const IsoSlice *elems, uint32 from, uint32 n,
+			  uint64 nbytes)
+{
+	uint32		off = from > 0 ? m->offs[from] : 0;
+	uint32		i;
+
+	memo_reserve(m, n, (uint32) nbytes);
+	m->offs[0] = 0;
+	for (i = from; i < n; i++)
+	{
+		memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
+		off += elems[i].len;
+		m->offs[i + 1] = off;
+	}
+	m->n = n;
+}
+
 uint32
 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 					 const IsoSlice *elems, int32 n)
 {
 	uint32		o = iso_history_add_list_read(h, pos, key, n);
-	uint32		k = h->ops[o].key;
-	IsoListMemo *m;
+	IsoOp	   *op = &h->ops[o];
+	IsoListMemo *m = memo_of_key(h, op->key);
 	uint32		same = 0;
 	uint64		nbytes = 0;
+	uint32		run;
 	int32		i;
 
-	if (k >= h->n_memo)
-	{
-		uint32		cap = Max(k + 1, h->n_memo * 2);
+	if (n == 0)
+		return o;				/* nothing to store (list_first 0) */
 
-		h->memo = h->memo ? iso_realloc(h->memo, sizeof(IsoListMemo) * cap) :
-			iso_alloc(sizeof(IsoListMemo) * cap);
-		memset(h->memo + h->n_memo, 0, sizeof(IsoListMemo) * (cap - h->n_memo));
-		h->n_memo = cap;
-	}
-	m = &h->memo[k];
-
-	/* the prefix equal to the remembered read keeps its ids */
+	/* the prefix equal to the remembered read */
 	while (same < m->n && same < (uint32) n &&
 		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
 		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))
 		same++;
-
-	h->elems = grow_array(h->elems, &h->cap_elems, h->n_elems + (uint64) n, sizeof(uint32));
 	for (i = 0; i < n; i++)
-	{
-		h->elems[h->n_elems + i] = (uint32) i < same ? m->ids[i] :
-			iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
 		nbytes += elems[i].len;
-	}
 
-	/*
-	 * Remember this read if it differs (texts are copied: they are
-	 * transient).  The common prefix is remembered already: only the
-	 * elements after it are written (mostly a read extends the last one).
-	 */
-	if (same < (uint32) n || same < m->n)
+	if (same == (uint32) n)
+		run = m->run;			/* a prefix of the remembered read: shared */
+	else if (same == m->n && nbytes <= PG_UINT32_MAX / 2)
 	{
-		if (nbytes > PG_UINT32_MAX / 2)
-			nbytes = 0;			/* absurdly long: do not remember */
-		else
+		/* it extends the remembered read: the run grows */
+		run = m->run != ISO_NONE ? m->run : new_run(h, (uint32) n);
+		run_append(h, run, elems + same, (uint32) n - same);
+		m->run = run;
+		memo_remember(m, elems, same, (uint32) n, nbytes);
+	}
+	else
+	{
+		/*
+		 * It differs: a run of its own, which the key's later reads share
+		 * (remembered unless absurdly long).  The common prefix keeps its
+		 * ids without a lookup.
+		 */
+		run = new_run(h, (uint32) n);
+		if (same > 0)
 		{
-			uint32		off = same > 0 ? m->offs[same] : 0;
-
-			memo_reserve(m, (uint32) n, (uint32) nbytes);
-			m->offs[0] = 0;
-			for (i = (int32) same; i < n; i++)
-			{
-				m->ids[i] = h->elems[h->n_elems + i];
-				memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
-				off += elems[i].len;
-				m->offs[i + 1] = off;
-			}
-			m->n = (uint32) n;
+			memcpy(h->runs[run].ids, h->runs[m->run].ids, sizeof(uint32) * same);
+			h->runs[run].n = same;
+		}
+		run_append(h, run, elems + same, (uint32) n - same);
+		if (nbytes <= PG_UINT32_MAX / 2)
+		{
+			m->run = run;
+			memo_remember(m, elems, same, (uint32) n, nbytes);
 		}
 	}
-	h->n_elems += (uint64) n;
+	op = &h->ops[o];
+	op->list_first = run;
+	op->list_in_run = 1;
 	return o;
+}
+
+/*
+ * Lay the runs out at the end of elems and point their reads at them: a
+ * pass over the ops, after which no op is in a run.
+ */
+static void
+lay_out_runs(IsoHistory *h)
+{
+	uint64	   *base = iso_alloc(sizeof(uint64) * h->n_runs);
+	uint64		total = h->n_elems;
+	uint32		r;
+	uint32		o;
+
+	for (r = 0; r < h->n_runs; r++)
+	{
+		base[r] = total;
+		total += h->runs[r].n;
+	}
+	if (total > PG_UINT32_MAX)
+		iso_host_limit("more than 2^32 - 1 list elements");
+	h->elems = grow_array(h->elems, &h->cap_elems, total, sizeof(uint32));
+	for (r = 0; r < h->n_runs; r++)
+	{
+		if (h->runs[r].n > 0)
+			memcpy(h->elems + base[r], h->runs[r].ids, sizeof(uint32) * h->runs[r].n);
+		iso_free(h->runs[r].ids);
+	}
+	h->n_elems = total;
+	for (o = 0; o < h->n_ops; o++)
+	{
+		IsoOp	   *op = &h->ops[o];
+
+		if (op->list_in_run)
+		{
+			op->list_first = (uint32) base[op->list_first];
+			op->list_in_run = 0;
+		}
+	}
+	iso_free(base);
+	iso_free(h->runs);
+	h->runs = NULL;
+	h->n_runs = h->cap_runs = 0;
 }
 
 void
@@ -412,13 +525,12 @@ iso_history_end_input(IsoHistory *h)
 {
 	uint32		k;
 
+	if (h->runs)
+		lay_out_runs(h);
 	for (k = 0; k < h->n_memo; k++)
 	{
-		if (h->memo[k].ids)
-		{
-			iso_free(h->memo[k].ids);
+		if (h->memo[k].offs)
 			iso_free(h->memo[k].offs);
-		}
 		if (h->memo[k].bytes)
 			iso_free(h->memo[k].bytes);
 	}

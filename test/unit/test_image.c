@@ -803,23 +803,40 @@ list_memo_ids(void)
 	iso_history_end_input(&h);
 	for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
 	{
+		const IsoOp *op = &h.ops[r];	/* one op per transaction */
 		int32		j;
 
 		for (j = 0; reads[r][j] != NULL; j++, e++)
 		{
 			int32		len;
-			const char *t = iso_strtab_get(&h.values, h.elems[e], &len);
+			uint32		id = h.elems[op->list_first + j];
+			const char *t = iso_strtab_get(&h.values, id, &len);
 
 			if (len != (int32) strlen(reads[r][j]) || memcmp(t, reads[r][j], len) != 0)
 			{
 				diag("read %zu element %d: id %u is '%.*s', expected '%s'",
-					 r, j, h.elems[e], len, t, reads[r][j]);
+					 r, j, id, len, t, reads[r][j]);
 				good = false;
 			}
 		}
+		if (op->list_len != j || op->list_in_run)
+		{
+			diag("read %zu: length %d, expected %d; in a run %d", r, op->list_len, j,
+				 op->list_in_run);
+			good = false;
+		}
 	}
-	ok(good && e == h.n_elems, "list reads: every element's id names its text (%llu elements)",
+	ok(good, "list reads: every element's id names its text (%llu elements read)",
 	   (unsigned long long) e);
+
+	/*
+	 * Stored once per run: on key k, [1] grows to [1 22 333] (3; [1 22]
+	 * again shares it), [1 2 333] differs and grows to 7, then [9 2]
+	 * grows to [9 2 aaa..b x] (4); on "other", [1 22 333] (3), [1 22 4 55]
+	 * (4), [] (nothing) and [9 2 aaa..a] (3): 24 of the 42.
+	 */
+	ok(h.n_elems == 24, "list reads: runs shared, %llu elements stored for 42 read",
+	   (unsigned long long) h.n_elems);
 	iso_history_free(&h);
 }
 
@@ -829,7 +846,8 @@ main(void)
 	IsoHistory	h;
 
 	build_list_append(&h);
-	ok(h.n_txns == 5 && h.n_ops == 12 + MANY_VALUES && h.n_elems == 1 + 1 + 2 + 0 + 3 + 3 &&
+	/* elements: x's [1], [1] and [1 2] share one run of 2; z's 3; [1 2 3] */
+	ok(h.n_txns == 5 && h.n_ops == 12 + MANY_VALUES && h.n_elems == 3 + 2 + 3 &&
 	   h.keys.n == 6 && h.values.n == 5 + MANY_VALUES && h.values.nslots > 2048,
 	   "list-append: built (%u txns, %u ops, %llu elements, %u keys, %u values in %u slots)",
 	   h.n_txns, h.n_ops, (unsigned long long) h.n_elems, h.keys.n, h.values.n,
