@@ -129,6 +129,15 @@ main(int argc, char **argv)
 	 * final peak is that of the inference, graph and checks alone */
 	peak_parse = peak_rss_kb();
 	printf("after parse: peak %ld MB, now %ld MB\n", peak_parse / 1024, rss_kb("VmRSS:") / 1024);
+	printf("history: %u txns (%zu MB), %u ops (%zu MB), %llu list elements (%llu MB), "
+		   "%u keys, %u values (%llu MB of text and tables)\n",
+		   h.n_txns, (size_t) h.n_txns * sizeof(IsoTxn) >> 20,
+		   h.n_ops, (size_t) h.n_ops * sizeof(IsoOp) >> 20,
+		   (unsigned long long) h.n_elems, (unsigned long long) (h.n_elems * 4) >> 20,
+		   h.keys.n, h.values.n,
+		   (unsigned long long) (h.values.arena_len + (uint64) h.values.n * 12 +
+								 (uint64) h.values.nslots * 4 + h.keys.arena_len +
+								 (uint64) h.keys.n * 12 + (uint64) h.keys.nslots * 4) >> 20);
 	{
 		FILE	   *cr = fopen("/proc/self/clear_refs", "w");
 
