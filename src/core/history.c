@@ -260,7 +260,6 @@ new_op(IsoHistory *h, IsoOpKind kind, int32 pos, IsoSlice key)
 	op->value = ISO_NONE;
 	op->list_first = 0;
 	op->list_len = -1;
-	op->list_in_run = 0;
 	h->txns[h->n_txns - 1].n_ops++;
 	h->n_ops++;
 	return op;
@@ -348,55 +347,40 @@ memo_of_key(IsoHistory *h, uint32 k)
 	if (k >= h->n_memo)
 	{
 		uint32		cap = Max(k + 1, h->n_memo * 2);
-		uint32		i;
 
 		h->memo = h->memo ? iso_realloc(h->memo, sizeof(IsoListMemo) * cap) :
 			iso_alloc(sizeof(IsoListMemo) * cap);
 		memset(h->memo + h->n_memo, 0, sizeof(IsoListMemo) * (cap - h->n_memo));
-		for (i = h->n_memo; i < cap; i++)
-			h->memo[i].run = ISO_NONE;
 		h->n_memo = cap;
 	}
 	return &h->memo[k];
 }
 
-/* A new run with room for n elements; returns its id. */
-static uint32
-new_run(IsoHistory *h, uint32 n)
+/*
+ * Room for n more elements at the end of elems; returns where they start.
+ * Reserved room is zero (value id 0): every element of elems is a valid id
+ * even where no read points, as an image requires.
+ */
+static uint64
+elems_reserve(IsoHistory *h, uint64 n)
 {
-	uint64		cap = h->cap_runs;
-	IsoListRun *r;
+	uint64		start = h->n_elems;
 
-	if (h->n_runs == PG_UINT32_MAX - 1)
-		iso_host_limit("more than 2^32 - 1 list reads");
-	h->runs = grow_array(h->runs, &cap, (uint64) h->n_runs + 1, sizeof(IsoListRun));
-	h->cap_runs = (uint32) Min(cap, PG_UINT32_MAX);
-	r = &h->runs[h->n_runs];
-	r->cap = Max(n, 4);
-	r->ids = iso_alloc(sizeof(uint32) * r->cap);
-	r->n = 0;
-	return h->n_runs++;
+	if (start + n > PG_UINT32_MAX)
+		iso_host_limit("more than 2^32 - 1 list elements");
+	h->elems = grow_array(h->elems, &h->cap_elems, start + n, sizeof(uint32));
+	h->n_elems = start + n;
+	return start;
 }
 
-/* Append the id of each of n texts to run r (interned). */
+/* Intern the texts of n elements into ids. */
 static void
-run_append(IsoHistory *h, uint32 run, const IsoSlice *elems, uint32 n)
+intern_elems(IsoHistory *h, uint32 *ids, const IsoSlice *elems, uint32 n)
 {
-	IsoListRun *r = &h->runs[run];
 	uint32		i;
 
-	if ((uint64) r->n + n > r->cap)
-	{
-		uint64		cap = Max((uint64) r->n + n, (uint64) r->cap * 2);
-
-		if (cap > PG_UINT32_MAX)
-			iso_host_limit("a list read of 2^32 elements or more");
-		r->ids = iso_realloc(r->ids, sizeof(uint32) * cap);
-		r->cap = (uint32) cap;
-	}
 	for (i = 0; i < n; i++)
-		r->ids[r->n + i] = iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
-	r->n += n;
+		ids[i] = iso_strtab_intern(&h->values, elems[i].ptr, elems[i].len);
 }
 
 /* Remember the texts of elems[from..n) in m, after its first from. */
@@ -418,20 +402,45 @@ memo_remember(IsoListMemo *m, const IsoSlice *elems, uint32 from, uint32 n,
 	m->n = n;
 }
 
+/*
+ * Make room for the remembered read of m to grow to n elements in place:
+ * its region of elems grows at the end of elems, or moves there with twice
+ * the room.  The old region stays as it is: earlier reads point into it.
+ */
+static void
+region_grow(IsoHistory *h, IsoListMemo *m, uint32 n)
+{
+	uint64		start;
+
+	if (n <= m->room)
+		return;
+	if (m->start + m->room == h->n_elems)
+	{
+		(void) elems_reserve(h, n - m->room);
+		memset(h->elems + m->start + m->room, 0, sizeof(uint32) * (n - m->room));
+		m->room = n;
+		return;
+	}
+	start = elems_reserve(h, Max((uint64) n, (uint64) m->room * 2));
+	memcpy(h->elems + start, h->elems + m->start, sizeof(uint32) * m->n);
+	m->room = (uint32) (h->n_elems - start);
+	memset(h->elems + start + m->n, 0, sizeof(uint32) * (m->room - m->n));
+	m->start = start;
+}
+
 uint32
 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 					 const IsoSlice *elems, int32 n)
 {
 	uint32		o = iso_history_add_list_read(h, pos, key, n);
-	IsoOp	   *op = &h->ops[o];
-	IsoListMemo *m = memo_of_key(h, op->key);
+	IsoListMemo *m = memo_of_key(h, h->ops[o].key);
 	uint32		same = 0;
 	uint64		nbytes = 0;
-	uint32		run;
+	uint64		start;
 	int32		i;
 
 	if (n == 0)
-		return o;				/* nothing to store (list_first 0) */
+		return o;				/* no elements to point at */
 
 	/* the prefix equal to the remembered read */
 	while (same < m->n && same < (uint32) n &&
@@ -442,82 +451,35 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 		nbytes += elems[i].len;
 
 	if (same == (uint32) n)
-		run = m->run;			/* a prefix of the remembered read: shared */
-	else if (same == m->n && nbytes <= PG_UINT32_MAX / 2)
+		start = m->start;		/* a prefix of the remembered read: shared */
+	else if (same == m->n && same > 0 && nbytes <= PG_UINT32_MAX / 2)
 	{
-		/* it extends the remembered read: the run grows */
-		run = m->run != ISO_NONE ? m->run : new_run(h, (uint32) n);
-		run_append(h, run, elems + same, (uint32) n - same);
-		m->run = run;
+		/* it extends the remembered read, which grows in place */
+		region_grow(h, m, (uint32) n);
+		intern_elems(h, h->elems + m->start + same, elems + same, (uint32) n - same);
 		memo_remember(m, elems, same, (uint32) n, nbytes);
+		start = m->start;
 	}
 	else
 	{
 		/*
-		 * It differs: a run of its own, which the key's later reads share
-		 * (remembered unless absurdly long).  The common prefix keeps its
-		 * ids without a lookup.
+		 * A first read of the key, or one that differs: its own region, as
+		 * long as the read, which the key's later reads share (remembered
+		 * unless absurdly long).  The common prefix keeps its ids.
 		 */
-		run = new_run(h, (uint32) n);
+		start = elems_reserve(h, (uint64) n);
 		if (same > 0)
-		{
-			memcpy(h->runs[run].ids, h->runs[m->run].ids, sizeof(uint32) * same);
-			h->runs[run].n = same;
-		}
-		run_append(h, run, elems + same, (uint32) n - same);
+			memcpy(h->elems + start, h->elems + m->start, sizeof(uint32) * same);
+		intern_elems(h, h->elems + start + same, elems + same, (uint32) n - same);
 		if (nbytes <= PG_UINT32_MAX / 2)
 		{
-			m->run = run;
+			m->start = start;
+			m->room = (uint32) n;
 			memo_remember(m, elems, same, (uint32) n, nbytes);
 		}
 	}
-	op = &h->ops[o];
-	op->list_first = run;
-	op->list_in_run = 1;
+	h->ops[o].list_first = (uint32) start;
 	return o;
-}
-
-/*
- * Lay the runs out at the end of elems and point their reads at them: a
- * pass over the ops, after which no op is in a run.
- */
-static void
-lay_out_runs(IsoHistory *h)
-{
-	uint64	   *base = iso_alloc(sizeof(uint64) * h->n_runs);
-	uint64		total = h->n_elems;
-	uint32		r;
-	uint32		o;
-
-	for (r = 0; r < h->n_runs; r++)
-	{
-		base[r] = total;
-		total += h->runs[r].n;
-	}
-	if (total > PG_UINT32_MAX)
-		iso_host_limit("more than 2^32 - 1 list elements");
-	h->elems = grow_array(h->elems, &h->cap_elems, total, sizeof(uint32));
-	for (r = 0; r < h->n_runs; r++)
-	{
-		if (h->runs[r].n > 0)
-			memcpy(h->elems + base[r], h->runs[r].ids, sizeof(uint32) * h->runs[r].n);
-		iso_free(h->runs[r].ids);
-	}
-	h->n_elems = total;
-	for (o = 0; o < h->n_ops; o++)
-	{
-		IsoOp	   *op = &h->ops[o];
-
-		if (op->list_in_run)
-		{
-			op->list_first = (uint32) base[op->list_first];
-			op->list_in_run = 0;
-		}
-	}
-	iso_free(base);
-	iso_free(h->runs);
-	h->runs = NULL;
-	h->n_runs = h->cap_runs = 0;
 }
 
 void
@@ -525,8 +487,6 @@ iso_history_end_input(IsoHistory *h)
 {
 	uint32		k;
 
-	if (h->runs)
-		lay_out_runs(h);
 	for (k = 0; k < h->n_memo; k++)
 	{
 		if (h->memo[k].offs)

@@ -66,31 +66,22 @@ typedef struct IsoOp
 	uint32		key;			/* key id */
 	uint32		value;			/* w/append: value written; register read:
 								 * value read; ISO_NONE = nil / none */
-	uint32		list_first;		/* list read: index into elems (while
-								 * loading, a run id if list_in_run) */
+	uint32		list_first;		/* list read: index into elems */
 	int32		list_len;		/* list read: length; -1 = not a list read */
 	int32		pos;			/* position in the transaction (iso_event.pos) */
 	uint8		kind;			/* IsoOpKind */
-	uint8		list_in_run;	/* while loading only; 0 once loaded */
 } IsoOp;
 
 /*
- * A run of list elements shared by the reads of one key while loading: a
- * read that repeats a prefix of the key's run, or extends it, points into
- * it instead of copying its elements (history.c).
+ * The last list read of one key, remembered while loading (history.c).
+ * Its ids are in elems, in a region with room to grow that the key's later
+ * reads share while they repeat or extend it.
  */
-typedef struct IsoListRun
-{
-	uint32	   *ids;			/* value ids */
-	uint32		n;
-	uint32		cap;
-} IsoListRun;
-
-/* The last list read of one key, remembered while loading (history.c). */
 typedef struct IsoListMemo
 {
 	uint32		n;				/* elements */
-	uint32		run;			/* the run holding their ids; ISO_NONE */
+	uint32		room;			/* of its region: n and the room to grow */
+	uint64		start;			/* its region in elems */
 	uint32	   *offs;			/* n + 1 offsets into bytes */
 	char	   *bytes;			/* their texts, concatenated */
 	uint32		cap_n;
@@ -113,10 +104,6 @@ typedef struct IsoHistory
 	IsoStrTab	values;
 	IsoListMemo *memo;			/* per key id, while loading; NULL after */
 	uint32		n_memo;
-	IsoListRun *runs;			/* while loading; laid out into elems by
-								 * iso_history_end_input */
-	uint32		n_runs;
-	uint32		cap_runs;
 } IsoHistory;
 
 extern void iso_history_init(IsoHistory *h, IsoWorkload workload);
@@ -138,10 +125,9 @@ extern uint32 iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
  * key and add a few elements: elements equal to the remembered ones reuse
  * their ids without a hash lookup, which matters once the value table no
  * longer fits in the CPU caches, and a read that repeats or extends the
- * previous one shares its elements in memory instead of a copy (a list
- * read's elements are then mostly stored once per key, not once per read).
- * Call iso_history_end_input when done: until then the shared elements are
- * not in elems.
+ * previous one shares its elements in elems instead of a copy (a key's
+ * elements are then stored a few times, not once per read).  Call
+ * iso_history_end_input when done.
  */
 extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 								   const IsoSlice *elems, int32 n);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "history_util.h"
+#include "rng.h"
 #include "tap.h"
 
 static IsoSlice
@@ -819,10 +820,9 @@ list_memo_ids(void)
 				good = false;
 			}
 		}
-		if (op->list_len != j || op->list_in_run)
+		if (op->list_len != j)
 		{
-			diag("read %zu: length %d, expected %d; in a run %d", r, op->list_len, j,
-				 op->list_in_run);
+			diag("read %zu: length %d, expected %d", r, op->list_len, j);
 			good = false;
 		}
 	}
@@ -830,13 +830,120 @@ list_memo_ids(void)
 	   (unsigned long long) e);
 
 	/*
-	 * Stored once per run: on key k, [1] grows to [1 22 333] (3; [1 22]
-	 * again shares it), [1 2 333] differs and grows to 7, then [9 2]
-	 * grows to [9 2 aaa..b x] (4); on "other", [1 22 333] (3), [1 22 4 55]
-	 * (4), [] (nothing) and [9 2 aaa..a] (3): 24 of the 42.
+	 * Shared, in regions of elems that grow at its end or move there with
+	 * twice the room: k's [1] grows in place to [1 22] (0-1); "other"'s
+	 * [1 22 333] (2-4); k's [1 22 333] moves (5-8, room 4; [1 22] shares
+	 * it); "other"'s [1 22 4 55] differs (9-12); k's [1 2 333] differs
+	 * (13-15) and grows in place to 7 (to 19); [] stores nothing; k's [9 2]
+	 * (20-21); "other"'s [9 2 aaa..a] (22-24); k's [9 2 aaa..b] moves
+	 * (25-28, room 4) and [9 2 aaa..b x] fills it: 29 for the 42 read.
 	 */
-	ok(h.n_elems == 24, "list reads: runs shared, %llu elements stored for 42 read",
+	ok(h.n_elems == 29, "list reads: shared, %llu elements stored for 42 read",
 	   (unsigned long long) h.n_elems);
+	iso_history_free(&h);
+}
+
+/*
+ * Random list reads through iso_history_add_list: a few keys, each read
+ * mostly repeating a prefix of the key's last read or extending it,
+ * sometimes differing; some lists as long as many others together, so that
+ * regions grow in place, move and are shared.  Every read must name its
+ * own texts afterwards, whatever the sharing did.
+ */
+#define RL_READS	20000
+#define RL_KEYS		7
+#define RL_MAX		300
+
+static void
+list_reads_random(void)
+{
+	static int	lists[RL_READS][RL_MAX];
+	static int	lens[RL_READS];
+	static int	keys[RL_READS];
+	int			last[RL_KEYS];
+	IsoHistory	h;
+	uint64		total = 0;
+	int			bad = -1;
+	int			r;
+
+	rng_state = 20261127;
+	for (r = 0; r < RL_KEYS; r++)
+		last[r] = -1;
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (r = 0; r < RL_READS; r++)
+	{
+		int			k = rnd_int(RL_KEYS);
+		int			p = last[k];
+		int			plen = p >= 0 ? lens[p] : 0;
+		int			kind = rnd_int(10);
+		int			n,
+					j;
+		IsoSlice	el[RL_MAX];
+		char		texts[RL_MAX][12];
+		char		key[8];
+
+		if (kind < 3 && plen > 0)
+			n = rnd_int(plen + 1);	/* a prefix (possibly all, or none) */
+		else if (kind < 9)
+		{
+			int			grow = 1 + rnd_int(k == 0 ? 40 : 3);	/* extends */
+
+			n = Min(RL_MAX, plen + grow);
+		}
+		else
+			n = rnd_int(RL_MAX / 4);	/* anything */
+		for (j = 0; j < n; j++)
+			lists[r][j] = (kind < 9 && j < plen) ? lists[p][j] : rnd_int(1000);
+		if (kind == 9 && n > 0)
+			lists[r][rnd_int(n)] = 1000 + rnd_int(50);	/* differs somewhere */
+		lens[r] = n;
+		keys[r] = k;
+		for (j = 0; j < n; j++)
+		{
+			snprintf(texts[j], sizeof(texts[j]), "%d", lists[r][j]);
+			el[j].ptr = texts[j];
+			el[j].len = (int32) strlen(texts[j]);
+		}
+		snprintf(key, sizeof(key), "k%d", k);
+		iso_history_add_txn(&h, r, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_list(&h, 0, (IsoSlice) {key, (int32) strlen(key)}, el, n);
+		memset(texts, 'z', sizeof(texts));
+		if (kind >= 3 || plen == 0)
+			last[k] = r;		/* the read later ones repeat or extend */
+		total += (uint64) n;
+	}
+	iso_history_end_input(&h);
+	for (r = 0; r < RL_READS && bad < 0; r++)
+	{
+		const IsoOp *op = &h.ops[r];
+		int			j;
+
+		if (op->list_len != lens[r] ||
+			(uint64) op->list_first + (uint64) op->list_len > h.n_elems)
+			bad = r;
+		for (j = 0; j < lens[r] && bad < 0; j++)
+		{
+			int32		len;
+			const char *t = iso_strtab_get(&h.values, h.elems[op->list_first + j], &len);
+			char		want[12];
+
+			snprintf(want, sizeof(want), "%d", lists[r][j]);
+			if (len != (int32) strlen(want) || memcmp(t, want, len) != 0)
+			{
+				diag("read %d (key %d) element %d: '%.*s', expected '%s'",
+					 r, keys[r], j, len, t, want);
+				bad = r;
+			}
+		}
+	}
+	ok(bad < 0, "random list reads: each of %d names its own texts (first wrong: %d)",
+	   RL_READS, bad);
+	ok(h.n_elems < total / 3,
+	   "random list reads: shared, %llu elements stored for %llu read",
+	   (unsigned long long) h.n_elems, (unsigned long long) total);
+	for (r = 0; r < (int) h.n_elems && h.elems[r] < h.values.n; r++)
+		;
+	ok((uint64) r == h.n_elems, "random list reads: every stored element is a value id (room too)");
 	iso_history_free(&h);
 }
 
@@ -846,7 +953,7 @@ main(void)
 	IsoHistory	h;
 
 	build_list_append(&h);
-	/* elements: x's [1], [1] and [1 2] share one run of 2; z's 3; [1 2 3] */
+	/* elements: x's [1], [1] and [1 2] share 2 (grown in place); z's 3; [1 2 3] */
 	ok(h.n_txns == 5 && h.n_ops == 12 + MANY_VALUES && h.n_elems == 3 + 2 + 3 &&
 	   h.keys.n == 6 && h.values.n == 5 + MANY_VALUES && h.values.nslots > 2048,
 	   "list-append: built (%u txns, %u ops, %llu elements, %u keys, %u values in %u slots)",
@@ -871,5 +978,6 @@ main(void)
 	sizes_follow_header();
 	strtab_small_ints();
 	list_memo_ids();
+	list_reads_random();
 	return tap_done();
 }
