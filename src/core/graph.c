@@ -6,7 +6,8 @@
  * `from` in place (a permutation into a few hundred coarse vertex ranges,
  * then a counting sort inside each range through a scratch array of one
  * range's size), sort each vertex's out-edges by (to, type, key, from_op,
- * to_op), keep the first edge of each (from, to, type) group, build
+ * to_op) (an edge's key is its from op's, looked up in the history:
+ * graph.h), keep the first edge of each (from, to, type) group, build
  * out_start and shrink the array to the edges kept.  No global O(E log E)
  * sort.  Peak memory: the buffer, plus about n / 256 edges of scratch
  * (more only when one vertex range holds more), plus two (V + 1)-entry
@@ -75,10 +76,26 @@ iso_edgebuf_add(IsoEdgeBuf *buf, uint32 from, uint32 to, IsoEdgeType type,
 	e = &buf->edges[buf->n++];
 	e->from = from;
 	e->to = to;
-	e->key = key;
-	e->from_op = from_op;
+	/* with a from op, the key is the op's (graph.h); else keep it here */
+	if (from_op >= 0)
+		e->from_ref = from_op;
+	else if (key == ISO_NO_KEY)
+		e->from_ref = ISO_NO_OP;
+	else if (key > ISO_EDGE_MAX_REF_KEY)
+		iso_host_limit("more than 2^31 - 1 keys");
+	else
+		e->from_ref = (int32) (-2 - (int64) key);
 	e->to_op = to_op;
 	e->type = (unsigned int) type;
+}
+
+/* as it is: from_ref holds the from op or the key already */
+void
+iso_edgebuf_push(IsoEdgeBuf *buf, const IsoEdge *e)
+{
+	iso_edgebuf_add(buf, e->from, e->to, (IsoEdgeType) e->type, ISO_NO_KEY,
+					ISO_NO_OP, e->to_op);
+	buf->edges[buf->n - 1].from_ref = e->from_ref;
 }
 
 static inline void
@@ -91,7 +108,7 @@ edge_swap(IsoEdge *a, IsoEdge *b)
 }
 
 static void
-insertion_sort(IsoEdge *e, uint64 n)
+insertion_sort(const IsoHistory *h, IsoEdge *e, uint64 n)
 {
 	uint64		i;
 
@@ -100,7 +117,7 @@ insertion_sort(IsoEdge *e, uint64 n)
 		IsoEdge		x = e[i];
 		uint64		j = i;
 
-		while (j > 0 && iso_edge_cmp_same_from(&x, &e[j - 1]) < 0)
+		while (j > 0 && iso_edge_cmp(h, &x, &e[j - 1]) < 0)
 		{
 			e[j] = e[j - 1];
 			j--;
@@ -110,13 +127,13 @@ insertion_sort(IsoEdge *e, uint64 n)
 }
 
 /*
- * Sort one vertex's out-edges: a quicksort with the comparison inlined
- * (qsort's call per comparison cost more than the rest of the sort), the
- * smaller side recursed into so the depth stays O(log n), short runs by
- * insertion.
+ * Sort edges by iso_edge_cmp (in the graph build, one vertex's out-edges):
+ * a quicksort with the comparison inlined (qsort's call per comparison cost
+ * more than the rest of the sort), the smaller side recursed into so the
+ * depth stays O(log n), short runs by insertion.
  */
-static void
-sort_bucket(IsoEdge *e, uint64 n)
+void
+iso_edge_sort(const IsoHistory *h, IsoEdge *e, uint64 n)
 {
 	while (n > 24)
 	{
@@ -126,18 +143,18 @@ sort_bucket(IsoEdge *e, uint64 n)
 		IsoEdge		pivot;
 
 		/* median of three as the pivot */
-		if (iso_edge_cmp_same_from(&e[mid], &e[0]) < 0)
+		if (iso_edge_cmp(h, &e[mid], &e[0]) < 0)
 			edge_swap(&e[mid], &e[0]);
-		if (iso_edge_cmp_same_from(&e[n - 1], &e[0]) < 0)
+		if (iso_edge_cmp(h, &e[n - 1], &e[0]) < 0)
 			edge_swap(&e[n - 1], &e[0]);
-		if (iso_edge_cmp_same_from(&e[n - 1], &e[mid]) < 0)
+		if (iso_edge_cmp(h, &e[n - 1], &e[mid]) < 0)
 			edge_swap(&e[n - 1], &e[mid]);
 		pivot = e[mid];
 		for (;;)
 		{
-			while (iso_edge_cmp_same_from(&e[i], &pivot) < 0)
+			while (iso_edge_cmp(h, &e[i], &pivot) < 0)
 				i++;
-			while (iso_edge_cmp_same_from(&pivot, &e[j]) < 0)
+			while (iso_edge_cmp(h, &pivot, &e[j]) < 0)
 				j--;
 			if (i >= j)
 				break;
@@ -148,17 +165,17 @@ sort_bucket(IsoEdge *e, uint64 n)
 		/* e[0..j] <= pivot <= e[j+1..n-1] */
 		if (j + 1 < n - j - 1)
 		{
-			sort_bucket(e, j + 1);
+			iso_edge_sort(h, e, j + 1);
 			e += j + 1;
 			n -= j + 1;
 		}
 		else
 		{
-			sort_bucket(e + j + 1, n - j - 1);
+			iso_edge_sort(h, e + j + 1, n - j - 1);
 			n = j + 1;
 		}
 	}
-	insertion_sort(e, n);
+	insertion_sort(h, e, n);
 }
 
 /*
@@ -183,7 +200,8 @@ iso_graph_free(IsoGraph *graph)
 }
 
 void
-iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
+iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
+				 const IsoHistory *h)
 {
 	IsoEdge    *edges = buf->edges;
 	uint64		n = (edges != NULL) ? buf->n : 0;
@@ -198,6 +216,10 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 	{
 		if (edges[i].from >= n_vertices || edges[i].to >= n_vertices)
 			iso_host_internal_error("edge endpoint out of range");
+		/* the sort looks the keys of from ops up in h */
+		if (edges[i].from_ref >= 0 &&
+			(h == NULL || (uint32) edges[i].from_ref >= h->n_ops))
+			iso_host_internal_error("edge op out of range");
 		if (edges[i].from == edges[i].to)
 			continue;
 		if (w != i)
@@ -349,7 +371,7 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf)
 		uint64		e = start[v + 1];
 		uint64		j;
 
-		sort_bucket(edges + b, e - b);
+		iso_edge_sort(h, edges + b, e - b);
 		start[v] = w;
 		for (j = b; j < e; j++)
 		{

@@ -273,8 +273,7 @@ iso_rt_collapse_cycle(const IsoGraph *graph, uint32 n_txn_vertices,
 		}
 		out[m].from = hop_from;
 		out[m].to = e->to;
-		out[m].key = ISO_NO_KEY;
-		out[m].from_op = ISO_NO_OP;
+		out[m].from_ref = ISO_NO_OP;	/* no op, no key */
 		out[m].to_op = ISO_NO_OP;
 		out[m].type = ISO_EDGE_RT;
 		m++;

@@ -441,24 +441,9 @@ emit_side(IsoSearchState *S, IsoEdgeBuf *buf, uint32 v, bool forward)
 }
 
 /*
- * The order of a finished graph's edges (graph.c): by from, then as
- * iso_graph_finish sorts one vertex's out-edges.
- */
-static int
-edge_cmp_full(const void *pa, const void *pb)
-{
-	const IsoEdge *a = (const IsoEdge *) pa;
-	const IsoEdge *b = (const IsoEdge *) pb;
-
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return iso_edge_cmp_same_from(a, b);
-}
-
-/*
  * A finished graph of the base's edges (S->base_g, finished) plus extra's:
  * the graph iso_graph_finish makes of them all, which is a function of the
- * set of edges (each vertex's out-edges sorted as edge_cmp_full, the first
+ * set of edges (each vertex's out-edges sorted as iso_edge_cmp, the first
  * of each (to, type) kept, self-edges dropped), made by sorting only the
  * few extra edges and merging them into the base's sorted lists: the
  * base's sort is not redone each round.
@@ -484,7 +469,7 @@ finish_graph(IsoSearchState *S, IsoEdgeBuf *extra, IsoGraph *g)
 			x[nx++] = x[i];
 	}
 	if (nx > 1)
-		qsort(x, nx, sizeof(IsoEdge), edge_cmp_full);
+		iso_edge_sort(S->h, x, nx);
 	g->n_vertices = nv;
 	g->out_start = iso_alloc(sizeof(uint64) * ((Size) nv + 1));
 	g->edges = iso_alloc(sizeof(IsoEdge) * Max(bg->n_edges + nx, 1));
@@ -506,7 +491,7 @@ finish_graph(IsoSearchState *S, IsoEdgeBuf *extra, IsoGraph *g)
 			const IsoEdge *e;
 
 			if (bi < be && (xi >= nx || x[xi].from != v ||
-							edge_cmp_full(&bg->edges[bi], &x[xi]) <= 0))
+							iso_edge_cmp(S->h, &bg->edges[bi], &x[xi]) <= 0))
 				e = &bg->edges[bi++];
 			else
 				e = &x[xi++];
@@ -792,14 +777,15 @@ edge_literal(const IsoSearchState *S, const IsoEdge *e)
 				s,
 				v;
 
-	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->key == ISO_NO_KEY ||
-		e->key >= S->h->keys.n || e->from_op < 0 || e->to_op < 0)
+	/* an edge with ops has their key (graph.h) */
+	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) ||
+		e->from_ref < 0 || e->to_op < 0)
 		return 0;
-	s = S->key_slot[e->key];
+	s = S->key_slot[iso_edge_key(S->h, e)];
 	if (s == ISO_NONE)
 		return 0;
 	sl = &S->slots[s];
-	a = S->op_ver[e->from_op];
+	a = S->op_ver[e->from_ref];
 	b = S->op_ver[e->to_op];
 	if (a == ISO_NONE || b == ISO_NONE || a == 0 || b == 0 || a == b ||
 		a > sl->m || b > sl->m)
@@ -910,8 +896,7 @@ append_path(IsoSearchState *S, const IsoGraph *g, uint32 x)
 	{
 		const IsoEdge *e = &g->edges[S->parent[x]];
 
-		iso_edgebuf_add(&S->reasons, e->from, e->to, (IsoEdgeType) e->type, e->key,
-						e->from_op, e->to_op);
+		iso_edgebuf_push(&S->reasons, e);
 		x = S->pstate[x];
 	}
 	/* reverse into path order */
@@ -1622,7 +1607,7 @@ find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
 			if (S->var_forced[u] != 0 && S->var_round[u] < S->var_round[v])
 				emit_side(S, &buf, u, S->var_forced[u] > 0);
 		memset(&rg, 0, sizeof(rg));
-		iso_graph_finish(&rg, S->inf->graph.n_vertices, &buf);
+		iso_graph_finish(&rg, S->inf->graph.n_vertices, &buf, S->h);
 		iso_scc(&rg, S->rel_mask, S->comp);
 		/* forced -1: a before b closes a cycle; +1: b before a does */
 		if (S->var_forced[v] < 0)
@@ -1912,7 +1897,7 @@ prune(IsoSearchState *S, IsoSearchResult *out)
 			memcpy(S->base0.edges, S->base.edges, sizeof(IsoEdge) * S->base.n);
 			S->base0.n = S->base.n;
 			/* the base, finished once: later rounds merge into it */
-			iso_graph_finish(&S->base_g, S->inf->graph.n_vertices, &S->base);
+			iso_graph_finish(&S->base_g, S->inf->graph.n_vertices, &S->base, S->h);
 		}
 		out->stats.prune_rounds++;
 		/* this round's graph: the base (known and forced edges) itself */

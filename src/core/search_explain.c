@@ -334,8 +334,7 @@ add_proof_cycle(Ex *x, const IsoGraph *g, const IsoCycle *c)
 		int			l = x->host->edge_lit(x->host->arg, e);
 		bool		dup = false;
 
-		iso_edgebuf_add(&x->edges, e->from, e->to, (IsoEdgeType) e->type, e->key,
-						e->from_op, e->to_op);
+		iso_edgebuf_push(&x->edges, e);
 		if (x->edges.n > x->cap_eforced)
 		{
 			x->cap_eforced = Max(x->cap_eforced * 2, 64);
@@ -706,8 +705,9 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 			const IsoEdge *a = &g.edges[w.edges[i]];
 			const IsoEdge *b = &x.edges.edges[x.pstart[0] + i];
 
+			/* one from_ref: one from op and key (graph.h) */
 			if (a->from != b->from || a->to != b->to || a->type != b->type ||
-				a->key != b->key || a->from_op != b->from_op || a->to_op != b->to_op)
+				a->from_ref != b->from_ref || a->to_op != b->to_op)
 				x.failed = true;
 		}
 		iso_free(neg);

@@ -114,7 +114,8 @@ append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n,
 	for (i = 0; i < n; i++)
 	{
 		const IsoEdge *e = &edges[i];
-		char	   *key = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
+		uint32		k = iso_edge_key(&build->history, e);
+		char	   *key = k == ISO_NO_KEY ? NULL : iso_key_text(build, k);
 
 		if (e->from >= build->inf.n_vertices || e->to >= build->inf.n_vertices)
 		{
@@ -238,19 +239,19 @@ explain_search_edge(const IsoBuild *build, const IsoGraph *g, const IsoSearchRes
 		const IsoEdge *ge = &g->edges[idx];
 
 		if (ge->from != e->from || ge->to != e->to || ge->type != e->type ||
-			ge->from_op != e->from_op || ge->to_op != e->to_op)
+			iso_edge_from_op(ge) != iso_edge_from_op(e) || ge->to_op != e->to_op)
 			continue;
 		if (sr->edge_origin[idx] == ISO_ORIGIN_FORCED)
 		{
 			if (e->type == ISO_EDGE_WW)
 				appendStringInfo(out, " [forced: T%lld's write of %s must precede T%lld's",
 								 (long long) iso_vertex_txn_id(build, e->from),
-								 iso_key_text(build, e->key),
+								 iso_key_text(build, iso_edge_key(&build->history, e)),
 								 (long long) iso_vertex_txn_id(build, e->to));
 			else
 				appendStringInfo(out, " [forced: T%lld's write of %s must follow the version T%lld read",
 								 (long long) iso_vertex_txn_id(build, e->to),
-								 iso_key_text(build, e->key),
+								 iso_key_text(build, iso_edge_key(&build->history, e)),
 								 (long long) iso_vertex_txn_id(build, e->from));
 			if (sr->edge_reason[idx] != ISO_NONE)
 			{
@@ -309,10 +310,11 @@ put_cycle_row(const IsoBuild *build, const IsoGraph *g, const IsoSearchResult *s
 	for (i = 0; i < length; i++)
 	{
 		const IsoEdge *e = &cycle[i];
+		uint32		k = iso_edge_key(&build->history, e);
 
 		txns[i] = iso_vertex_txn_id(build, e->from);
 		types[i] = (char *) iso_edge_type_name(e->type);
-		keys[i] = e->key == ISO_NO_KEY ? NULL : iso_key_text(build, e->key);
+		keys[i] = k == ISO_NO_KEY ? NULL : iso_key_text(build, k);
 		if (i > 0)
 			appendStringInfoString(&buf, "; ");
 		iso_explain_edge_ex(build, e, sr != NULL, &buf);
@@ -907,7 +909,7 @@ static const char *const dot_colors[ISO_EDGE_NTYPES] = {
 static void
 append_dot_edge(StringInfo out, const IsoBuild *build, const IsoEdge *edge, bool faint)
 {
-	char	   *key = iso_key_text(build, edge->key);
+	char	   *key = iso_key_text(build, iso_edge_key(&build->history, edge));
 
 	appendStringInfo(out, "  T%lld -> T%lld [label=\"%s",
 					 (long long) iso_vertex_txn_id(build, edge->from),

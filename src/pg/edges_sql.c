@@ -128,7 +128,8 @@ read_edges(int64 history_id, IsoGraph *graph, int64 **txn_ids, IsoStrTab *keys)
 	}
 	SPI_cursor_close(portal);
 	SPI_finish();
-	iso_graph_finish(graph, n_vertices, &buf);
+	/* no ops: the edges hold their keys (graph.h) */
+	iso_graph_finish(graph, n_vertices, &buf, NULL);
 }
 
 /*
@@ -234,11 +235,11 @@ iso_check_edges(PG_FUNCTION_ARGS)
 
 			cyc[j] = Int64GetDatum(txn_ids[e->from]);
 			types[j] = CStringGetTextDatum(iso_edge_type_name(e->type));
-			knull[j] = e->key == ISO_NO_KEY;
+			knull[j] = iso_edge_key(NULL, e) == ISO_NO_KEY;
 			if (!knull[j])
 			{
 				int32		len;
-				const char *k = iso_strtab_get(&keys, e->key, &len);
+				const char *k = iso_strtab_get(&keys, iso_edge_key(NULL, e), &len);
 
 				ks[j] = PointerGetDatum(cstring_to_text_with_len(k, len));
 			}

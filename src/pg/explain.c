@@ -122,16 +122,16 @@ iso_explain_edge_ex(const IsoBuild *build, const IsoEdge *e, bool later, StringI
 			iso_describe_op(build, e->to_op, out);
 			appendStringInfo(out, later ? ", a later version than T%lld's " :
 							 ", the version right after T%lld's ", (long long) from);
-			append_text(out, &h->values, h->ops[e->from_op].value);
+			append_text(out, &h->values, h->ops[iso_edge_from_op(e)].value);
 			break;
 		case ISO_EDGE_RW:
 			iso_describe_op(build, e->to_op, out);
 			appendStringInfoString(out, later ? ", a later version than the one " :
 								   ", overwriting the version ");
-			if (h->ops[e->from_op].kind == ISO_OP_READ)
+			if (h->ops[iso_edge_from_op(e)].kind == ISO_OP_READ)
 			{
 				appendStringInfo(out, "T%lld read (", (long long) from);
-				append_read(build, &h->ops[e->from_op], out);
+				append_read(build, &h->ops[iso_edge_from_op(e)], out);
 				appendStringInfoChar(out, ')');
 			}
 			else

@@ -29,18 +29,20 @@ static void
 edge_row(const IsoBuild *build, const IsoEdge *e, Datum *values, bool *nulls)
 {
 	const IsoHistory *h = &build->history;
+	uint32		key = iso_edge_key(h, e);
+	int32		from_op = iso_edge_from_op(e);
 
 	memset(nulls, 0, EDGE_NATTS * sizeof(bool));
 	values[0] = Int64GetDatum(build->history_id);
 	values[1] = Int64GetDatum(iso_vertex_txn_id(build, e->from));
 	values[2] = Int64GetDatum(iso_vertex_txn_id(build, e->to));
 	values[3] = CStringGetTextDatum(iso_edge_type_name(e->type));
-	nulls[4] = e->key == ISO_NO_KEY;
+	nulls[4] = key == ISO_NO_KEY;
 	if (!nulls[4])
-		values[4] = CStringGetTextDatum(iso_key_text(build, e->key));
-	nulls[5] = e->from_op == ISO_NO_OP;
+		values[4] = CStringGetTextDatum(iso_key_text(build, key));
+	nulls[5] = from_op == ISO_NO_OP;
 	if (!nulls[5])
-		values[5] = Int32GetDatum(h->ops[e->from_op].pos);
+		values[5] = Int32GetDatum(h->ops[from_op].pos);
 	nulls[6] = e->to_op == ISO_NO_OP;
 	if (!nulls[6])
 		values[6] = Int32GetDatum(h->ops[e->to_op].pos);

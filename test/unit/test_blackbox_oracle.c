@@ -889,7 +889,7 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 		const IsoEdge *e = &edges[i];
 		const IsoEdge *f = &edges[(i + 1) % n];
 		const IsoEdge *p = &edges[(i + n - 1) % n];
-		const IsoOp *x = e->from_op >= 0 ? &h->ops[e->from_op] : NULL;
+		const IsoOp *x = e->from_ref >= 0 ? &h->ops[e->from_ref] : NULL;
 		const IsoOp *y = e->to_op >= 0 ? &h->ops[e->to_op] : NULL;
 		bool		use = fact && fact[i];
 
@@ -906,7 +906,8 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 					  h->txns[inf->vertex_txn[e->from]].txn_id >= h->txns[inf->vertex_txn[e->to]].txn_id))
 				*why = "so edge against the session order";
 		}
-		else if (x == NULL || y == NULL || x->key != e->key || y->key != e->key ||
+		else if (x == NULL || y == NULL || x->key != iso_edge_key(h, e) ||
+				 y->key != iso_edge_key(h, e) ||
 				 e->from >= inf->n_vertices || e->to >= inf->n_vertices ||
 				 inf->vertex_txn[e->from] != x->txn || inf->vertex_txn[e->to] != y->txn)
 			*why = "edge's ops are not the edge's";
@@ -915,7 +916,7 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 			if (x->kind != ISO_OP_WRITE || y->kind != ISO_OP_WRITE || x->value == y->value)
 				*why = "ww edge between non-writes";
 			else if (use)
-				REL(e->key, x->value, y->value) = 1;
+				REL(iso_edge_key(h, e), x->value, y->value) = 1;
 		}
 		else if (e->type == ISO_EDGE_WR)
 		{
@@ -929,7 +930,7 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 			if (x->kind != ISO_OP_READ || y->kind != ISO_OP_WRITE || rv == y->value)
 				*why = "rw edge: not a read overwritten";
 			else if (use)
-				REL(e->key, rv, y->value) = 1;
+				REL(iso_edge_key(h, e), rv, y->value) = 1;
 		}
 		if (e->type == ISO_EDGE_RW)
 		{
@@ -1064,7 +1065,7 @@ print_cycle(const IsoHistory *h, const IsoSearchResult *r, const IsoCycle *cy)
 
 		for (j = 0; j < 2; j++)
 		{
-			int32		o = j ? e->to_op : e->from_op;
+			int32		o = j ? e->to_op : iso_edge_from_op(e);
 
 			if (o < 0)
 				snprintf(ops[j], sizeof(ops[j]), "-");

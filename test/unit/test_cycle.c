@@ -46,6 +46,22 @@ graph_free(IsoGraph *g)
 	g->out_start = NULL;
 }
 
+/*
+ * A history of n ops only, op i on key keys[i] (keys NULL: key i % 3):
+ * an edge that names an op has that op's key (graph.h), looked up here.
+ */
+static void
+key_history(IsoHistory *h, uint32 n, const uint32 *keys)
+{
+	uint32		i;
+
+	memset(h, 0, sizeof(*h));
+	h->ops = (IsoOp *) iso_alloc0(sizeof(IsoOp) * Max(n, 1));
+	h->n_ops = n;
+	for (i = 0; i < n; i++)
+		h->ops[i].key = keys ? keys[i] : i % 3;
+}
+
 /* ------------------------------------------------------------------ */
 /* Witness validation (shared by hand-built and random tests)          */
 /* ------------------------------------------------------------------ */
@@ -229,8 +245,8 @@ build(IsoGraph *g, uint32 nv, const E *es, int ne)
 	for (i = 0; i < ne; i++)
 		iso_edgebuf_add(&buf, es[i].from, es[i].to, es[i].type,
 						es[i].type >= ISO_EDGE_SO ? ISO_NO_KEY : es[i].key,
-						i, i + 100);
-	iso_graph_finish(g, nv, &buf);
+						ISO_NO_OP, i + 100);
+	iso_graph_finish(g, nv, &buf, NULL);
 }
 
 /*
@@ -383,24 +399,41 @@ test_names(void)
 static void
 test_graph_build(void)
 {
+	static const uint32 dkeys[] = {7, 2, 3, 5, 1, 6, 0, 0, 0, 2};
 	IsoGraph	g;
 	IsoEdgeBuf	buf;
+	IsoHistory	kh,
+				dh,
+				hh;
+	uint32		hkeys[10000];
 	uint64		counts[ISO_EDGE_NTYPES];
 	bool		good;
 	uint64		i;
+
+	for (i = 0; i < 10000; i++)
+		hkeys[i] = (uint32) (i < 5000 ? i % 3 : (i - 5000) % 7);
+	key_history(&kh, 2, NULL);
+	key_history(&dh, 10, dkeys);
+	key_history(&hh, 10000, hkeys);
 
 	/* self-edges dropped */
 	iso_edgebuf_init(&buf, 1);
 	iso_edgebuf_add(&buf, 0, 0, ISO_EDGE_WW, 1, 0, 1);
 	iso_edgebuf_add(&buf, 1, 1, ISO_EDGE_RW, 1, 0, 1);
 	iso_edgebuf_add(&buf, 1, 1, ISO_EDGE_SO, ISO_NO_KEY, -1, -1);
-	iso_graph_finish(&g, 2, &buf);
+	iso_graph_finish(&g, 2, &buf, &kh);
 	ok(g.n_edges == 0 && g.out_start[0] == 0 && g.out_start[2] == 0 &&
 	   buf.edges == NULL && buf.n == 0,
 	   "self-edges dropped by iso_graph_finish");
 	graph_free(&g);
 
-	/* duplicates: keep the smallest (key, from_op, to_op) per (from, to, type) */
+	/*
+	 * duplicates: keep the smallest (key, from_op, to_op) per (from, to,
+	 * type), the key of an edge with a from op being the op's (ops 0..9 on
+	 * keys 7 2 3 5 1 6 0 0 0 2).  The wr pair keeps the larger from op, on
+	 * the smaller key; the rw pair to vertex 2 the edge without ops, whose
+	 * key it holds itself, before the one whose op has the same key.
+	 */
 	iso_edgebuf_init(&buf, 0);
 	iso_edgebuf_add(&buf, 2, 1, ISO_EDGE_WW, 5, 3, 4);
 	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, 5, 3, 4);
@@ -408,22 +441,33 @@ test_graph_build(void)
 	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WR, 7, 0, 0);
 	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, 2, 1, 8);
 	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, 2, 1, 7);
-	iso_edgebuf_add(&buf, 1, 0, ISO_EDGE_RW, 3, 0, 0);
+	iso_edgebuf_add(&buf, 1, 0, ISO_EDGE_RW, 3, 2, 0);
 	iso_edgebuf_add(&buf, 0, 2, ISO_EDGE_SO, ISO_NO_KEY, -1, -1);
 	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WR, 6, 5, 0);
-	iso_graph_finish(&g, 3, &buf);
-	good = g.n_edges == 5 &&
-		g.out_start[0] == 0 && g.out_start[1] == 3 && g.out_start[2] == 4 &&
-		g.out_start[3] == 5 &&
+	iso_edgebuf_add(&buf, 1, 2, ISO_EDGE_RW, 7, 0, 3);
+	iso_edgebuf_add(&buf, 1, 2, ISO_EDGE_RW, 7, ISO_NO_OP, 4);
+	iso_edgebuf_add(&buf, 1, 2, ISO_EDGE_RW, 8, ISO_NO_OP, 2);
+	iso_graph_finish(&g, 3, &buf, &dh);
+	good = g.n_edges == 6 &&
+		g.out_start[0] == 0 && g.out_start[1] == 3 && g.out_start[2] == 5 &&
+		g.out_start[3] == 6 &&
 		g.edges[0].from == 0 && g.edges[0].to == 1 && g.edges[0].type == ISO_EDGE_WW &&
-		g.edges[0].key == 2 && g.edges[0].from_op == 1 && g.edges[0].to_op == 7 &&
-		g.edges[1].to == 1 && g.edges[1].type == ISO_EDGE_WR && g.edges[1].key == 6 &&
+		iso_edge_key(&dh, &g.edges[0]) == 2 && iso_edge_from_op(&g.edges[0]) == 1 &&
+		g.edges[0].to_op == 7 &&
+		g.edges[1].to == 1 && g.edges[1].type == ISO_EDGE_WR &&
+		iso_edge_key(&dh, &g.edges[1]) == 6 && iso_edge_from_op(&g.edges[1]) == 5 &&
 		g.edges[2].to == 2 && g.edges[2].type == ISO_EDGE_SO &&
+		iso_edge_key(&dh, &g.edges[2]) == ISO_NO_KEY &&
+		iso_edge_from_op(&g.edges[2]) == ISO_NO_OP && g.edges[2].to_op == ISO_NO_OP &&
 		g.edges[3].from == 1 && g.edges[3].to == 0 && g.edges[3].type == ISO_EDGE_RW &&
-		g.edges[4].from == 2 && g.edges[4].to == 1 && g.edges[4].key == 5;
+		iso_edge_key(&dh, &g.edges[3]) == 3 &&
+		g.edges[4].from == 1 && g.edges[4].to == 2 && g.edges[4].type == ISO_EDGE_RW &&
+		iso_edge_key(&dh, &g.edges[4]) == 7 &&
+		iso_edge_from_op(&g.edges[4]) == ISO_NO_OP && g.edges[4].to_op == 4 &&
+		g.edges[5].from == 2 && g.edges[5].to == 1 && iso_edge_key(&dh, &g.edges[5]) == 5;
 	ok(good, "duplicates removed, smallest (key, from_op, to_op) kept, CSR built");
 	iso_graph_count(&g, counts);
-	ok(counts[ISO_EDGE_WW] == 2 && counts[ISO_EDGE_WR] == 1 && counts[ISO_EDGE_RW] == 1 &&
+	ok(counts[ISO_EDGE_WW] == 2 && counts[ISO_EDGE_WR] == 1 && counts[ISO_EDGE_RW] == 2 &&
 	   counts[ISO_EDGE_SO] == 1 && counts[ISO_EDGE_RT] == 0, "iso_graph_count");
 	graph_free(&g);
 
@@ -435,9 +479,10 @@ test_graph_build(void)
 		uint32		t = (uint32) ((i * 104729 + 13) % 100);
 
 		iso_edgebuf_add(&buf, f, t, (IsoEdgeType) (i % 5), (uint32) (i % 3), (int32) i, 0);
-		iso_edgebuf_add(&buf, 0, (uint32) (i % 100), ISO_EDGE_WW, (uint32) (i % 7), (int32) i, 0);
+		iso_edgebuf_add(&buf, 0, (uint32) (i % 100), ISO_EDGE_WW, (uint32) (i % 7),
+						(int32) (5000 + i), 0);
 	}
-	iso_graph_finish(&g, 100, &buf);
+	iso_graph_finish(&g, 100, &buf, &hh);
 	good = true;
 	for (i = 0; i < g.n_edges; i++)
 	{
@@ -456,26 +501,28 @@ test_graph_build(void)
 		}
 	}
 	for (i = 0; i < g.out_start[1]; i++)
-		if (g.edges[i].type == ISO_EDGE_WW && g.edges[i].key != 0)
+		if (g.edges[i].type == ISO_EDGE_WW && iso_edge_key(&hh, &g.edges[i]) != 0)
 			good = false;		/* hub's ww edges: key 0 exists for each target */
 	ok(good && g.out_start[100] == g.n_edges, "10k edges: sorted, unique, CSR consistent");
 	graph_free(&g);
 
 	/*
-	 * 20-byte edges: to_op and type share a word.  The largest op index an
-	 * edge holds and ISO_NO_OP come back as they went in, with every type,
-	 * and one past it stops the check (the standalone host aborts).
+	 * 16-byte edges: to_op and type share a word, and from_ref holds the
+	 * from op or, without one, the key.  The largest op index an edge's
+	 * to_op holds, the largest key an edge without ops holds and ISO_NO_OP
+	 * come back as they went in, with every type, and one past either stops
+	 * the check (the standalone host aborts).
 	 */
-	ok(sizeof(IsoEdge) == 20, "an edge is 20 bytes (%zu)", sizeof(IsoEdge));
+	ok(sizeof(IsoEdge) == 16, "an edge is 16 bytes (%zu)", sizeof(IsoEdge));
 	iso_edgebuf_init(&buf, 0);
 	for (i = 0; i < ISO_EDGE_NTYPES; i++)
 	{
-		iso_edgebuf_add(&buf, 0, (uint32) i + 1, (IsoEdgeType) i, 9, ISO_EDGE_MAX_OP,
-						ISO_EDGE_MAX_OP);
+		iso_edgebuf_add(&buf, 0, (uint32) i + 1, (IsoEdgeType) i, ISO_EDGE_MAX_REF_KEY,
+						ISO_NO_OP, ISO_EDGE_MAX_OP);
 		iso_edgebuf_add(&buf, (uint32) i + 1, 0, (IsoEdgeType) i, ISO_NO_KEY, ISO_NO_OP,
 						ISO_NO_OP);
 	}
-	iso_graph_finish(&g, ISO_EDGE_NTYPES + 1, &buf);
+	iso_graph_finish(&g, ISO_EDGE_NTYPES + 1, &buf, NULL);
 	good = g.n_edges == 2 * ISO_EDGE_NTYPES;
 	for (i = 0; good && i < g.n_edges; i++)
 	{
@@ -484,10 +531,11 @@ test_graph_build(void)
 
 		if (a->type != t ||
 			a->to_op != (a->from == 0 ? ISO_EDGE_MAX_OP : ISO_NO_OP) ||
-			a->from_op != a->to_op)
+			iso_edge_from_op(a) != ISO_NO_OP ||
+			iso_edge_key(NULL, a) != (a->from == 0 ? ISO_EDGE_MAX_REF_KEY : ISO_NO_KEY))
 			good = false;
 	}
-	ok(good, "op index 2^28 - 1 and ISO_NO_OP kept with every edge type");
+	ok(good, "op index 2^28 - 1, key 2^31 - 2 and ISO_NO_OP kept with every edge type");
 	graph_free(&g);
 	fflush(stdout);
 	{
@@ -507,10 +555,28 @@ test_graph_build(void)
 		ok(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
 		   "an op index past 2^28 - 1 on an edge stops the check");
 	}
+	fflush(stdout);
+	{
+		pid_t		pid = fork();
+		int			status = 0;
+
+		if (pid == 0)
+		{
+			if (freopen("/dev/null", "w", stderr) == NULL)
+				_exit(3);
+			iso_edgebuf_init(&buf, 0);
+			iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, ISO_EDGE_MAX_REF_KEY + 1,
+							ISO_NO_OP, ISO_NO_OP);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+		   "a key past 2^31 - 2 on an edge without ops stops the check");
+	}
 
 	/* empty graph */
 	iso_edgebuf_init(&buf, 0);
-	iso_graph_finish(&g, 0, &buf);
+	iso_graph_finish(&g, 0, &buf, NULL);
 	{
 		uint32		nt = 7,
 					lg = 7;
@@ -519,6 +585,9 @@ test_graph_build(void)
 		ok(g.n_edges == 0 && g.n_vertices == 0 && nt == 0 && lg == 0, "empty graph builds");
 	}
 	graph_free(&g);
+	iso_free(kh.ops);
+	iso_free(dh.ops);
+	iso_free(hh.ops);
 }
 
 static void
@@ -681,11 +750,21 @@ rnd(uint32 n)
  * range of its own, larger than the others), edges crowded into a few
  * vertices among many isolated ones, and fewer edges than coarse ranges.
  */
+typedef struct RefEdge
+{
+	uint32		from,
+				to,
+				type,
+				key;
+	int32		from_op,
+				to_op;
+} RefEdge;
+
 static int
 ref_edge_cmp(const void *pa, const void *pb)
 {
-	const IsoEdge *a = (const IsoEdge *) pa;
-	const IsoEdge *b = (const IsoEdge *) pb;
+	const RefEdge *a = (const RefEdge *) pa;
+	const RefEdge *b = (const RefEdge *) pb;
 
 	if (a->from != b->from)
 		return a->from < b->from ? -1 : 1;
@@ -700,6 +779,21 @@ ref_edge_cmp(const void *pa, const void *pb)
 	if (a->to_op != b->to_op)
 		return a->to_op < b->to_op ? -1 : 1;
 	return 0;
+}
+
+/* a graph edge as the reference's (the key through h) */
+static RefEdge
+ref_of(const IsoHistory *h, const IsoEdge *e)
+{
+	RefEdge		r;
+
+	r.from = e->from;
+	r.to = e->to;
+	r.type = e->type;
+	r.key = iso_edge_key(h, e);
+	r.from_op = iso_edge_from_op(e);
+	r.to_op = e->to_op;
+	return r;
 }
 
 static void
@@ -721,13 +815,16 @@ test_graph_build_reference(void)
 		{"few edges, many vertices", 100000, 300, 3},
 		{"one vertex pair", 2, 5000, 0},
 	};
+	IsoHistory	kh;
 	int			c;
+
+	key_history(&kh, 6, NULL);
 
 	for (c = 0; c < (int) (sizeof(cases) / sizeof(cases[0])); c++)
 	{
 		uint32		nv = cases[c].nv;
 		uint32		ne = cases[c].ne;
-		IsoEdge    *ref = (IsoEdge *) iso_alloc(sizeof(IsoEdge) * ne);
+		RefEdge    *ref = (RefEdge *) iso_alloc(sizeof(RefEdge) * ne);
 		uint64	   *ref_start = (uint64 *) iso_alloc0(sizeof(uint64) * ((Size) nv + 1));
 		uint32		nref = 0,
 					i,
@@ -739,7 +836,7 @@ test_graph_build_reference(void)
 		iso_edgebuf_init(&buf, 0);
 		for (i = 0; i < ne; i++)
 		{
-			IsoEdge		e;
+			RefEdge		e;
 			uint32		r = rnd(100);
 
 			switch (cases[c].shape)
@@ -755,16 +852,24 @@ test_graph_build_reference(void)
 					break;
 			}
 			e.to = rnd(nv);
-			e.type = (uint8) rnd(ISO_EDGE_NTYPES);
+			/*
+			 * ww/wr/rw: from ops 0..5 on keys 0 1 2 0 1 2, or no op (-1)
+			 * and a key (or none) of the edge's own
+			 */
+			e.type = rnd(ISO_EDGE_NTYPES);
 			e.key = e.type >= ISO_EDGE_SO ? ISO_NO_KEY : rnd(4);
-			e.from_op = e.type >= ISO_EDGE_SO ? ISO_NO_OP : (int32) rnd(6);
+			e.from_op = e.type >= ISO_EDGE_SO ? ISO_NO_OP : (int32) rnd(7) - 1;
 			e.to_op = e.type >= ISO_EDGE_SO ? ISO_NO_OP : (int32) rnd(6);
+			if (e.from_op >= 0)
+				e.key = kh.ops[e.from_op].key;
+			else if (e.type < ISO_EDGE_SO && e.key == 3)
+				e.key = ISO_NO_KEY;
 			iso_edgebuf_add(&buf, e.from, e.to, (IsoEdgeType) e.type, e.key,
 							e.from_op, e.to_op);
 			if (e.from != e.to)
 				ref[nref++] = e;
 		}
-		qsort(ref, nref, sizeof(IsoEdge), ref_edge_cmp);
+		qsort(ref, nref, sizeof(RefEdge), ref_edge_cmp);
 		{
 			uint32		w = 0;
 
@@ -782,21 +887,26 @@ test_graph_build_reference(void)
 		for (v = 0; v < nv; v++)
 			ref_start[v + 1] += ref_start[v];
 
-		iso_graph_finish(&g, nv, &buf);
+		iso_graph_finish(&g, nv, &buf, &kh);
 		if (g.n_edges != nref)
 			good = false;
 		for (v = 0; good && v <= nv; v++)
 			if (g.out_start[v] != ref_start[v])
 				good = false;
 		for (i = 0; good && i < nref; i++)
-			if (ref_edge_cmp(&g.edges[i], &ref[i]) != 0)
+		{
+			RefEdge		r = ref_of(&kh, &g.edges[i]);
+
+			if (ref_edge_cmp(&r, &ref[i]) != 0)
 				good = false;
+		}
 		ok(good, "iso_graph_finish = sort + dedupe reference: %s (%u vertices, %u edges)",
 		   cases[c].name, nv, ne);
 		graph_free(&g);
 		iso_free(ref);
 		iso_free(ref_start);
 	}
+	iso_free(kh.ops);
 }
 
 #define MAXV 7
@@ -1003,8 +1113,10 @@ test_brute_force(int n_graphs)
 	uint64		total_cycles = 0;
 	uint64		kinds_seen[ISO_CYCLE_KIND_COUNT] = {0};
 	char		first_bad[NL][300];
+	IsoHistory	kh;				/* the ops' keys: none checked here */
 	int			l;
 
+	key_history(&kh, 10, NULL);
 	memset(first_bad, 0, sizeof(first_bad));
 	for (gi = 0; gi < n_graphs; gi++)
 	{
@@ -1038,7 +1150,7 @@ test_brute_force(int n_graphs)
 			iso_edgebuf_add(&buf, rnd(nv), rnd(nv), (IsoEdgeType) t,
 							t >= SO ? ISO_NO_KEY : rnd(3), (int32) rnd(10), (int32) rnd(10));
 		}
-		iso_graph_finish(&g, nv, &buf);
+		iso_graph_finish(&g, nv, &buf, &kh);
 
 		memset(kinds_in, 0, sizeof(kinds_in));
 		for (l = 0; l < (int) NL; l++)
@@ -1213,6 +1325,7 @@ test_brute_force(int n_graphs)
 				all = false;
 		ok(all, "brute force produced witnesses of every kind");
 	}
+	iso_free(kh.ops);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1269,8 +1382,8 @@ test_scale(void)
 	for (i = 0; i < n; i++)
 		iso_edgebuf_add(&buf, (uint32) (((uint64) i * 999983u) % n),
 						(uint32) (((uint64) (i + 1) * 999983u) % n),
-						ISO_EDGE_WW, i % 10, (int32) i, (int32) i);
-	iso_graph_finish(&g, n, &buf);
+						ISO_EDGE_WW, i % 10, ISO_NO_OP, (int32) i);
+	iso_graph_finish(&g, n, &buf, NULL);
 	t1 = now();
 	fprintf(stderr, "# 1M ww cycle: build+finish %.3f s\n", t1 - t0);
 	{
@@ -1286,24 +1399,24 @@ test_scale(void)
 	/* 1M chain, not closed */
 	iso_edgebuf_init(&buf, 0);
 	for (i = 0; i + 1 < n; i++)
-		iso_edgebuf_add(&buf, i, i + 1, (IsoEdgeType) (i % 3), i % 10, 0, 0);
-	iso_graph_finish(&g, n, &buf);
+		iso_edgebuf_add(&buf, i, i + 1, (IsoEdgeType) (i % 3), i % 10, ISO_NO_OP, 0);
+	iso_graph_finish(&g, n, &buf, NULL);
 	run_all_levels("1M chain (open)", &g, ".........");
 	graph_free(&g);
 
 	/* 1M alternating rw/wr cycle: long fork, SI violated, PSI holds */
 	iso_edgebuf_init(&buf, 0);
 	for (i = 0; i < n; i++)
-		iso_edgebuf_add(&buf, i, (i + 1) % n, (i % 2) ? ISO_EDGE_WR : ISO_EDGE_RW, i, 0, 0);
-	iso_graph_finish(&g, n, &buf);
+		iso_edgebuf_add(&buf, i, (i + 1) % n, (i % 2) ? ISO_EDGE_WR : ISO_EDGE_RW, i, ISO_NO_OP, 0);
+	iso_graph_finish(&g, n, &buf, NULL);
 	run_all_levels("1M rw/wr cycle", &g, "..V.VVVVV");
 	graph_free(&g);
 
 	/* 1M all-rw cycle: only the serializable family is violated */
 	iso_edgebuf_init(&buf, 0);
 	for (i = 0; i < n; i++)
-		iso_edgebuf_add(&buf, i, (i + 1) % n, ISO_EDGE_RW, i, 0, 0);
-	iso_graph_finish(&g, n, &buf);
+		iso_edgebuf_add(&buf, i, (i + 1) % n, ISO_EDGE_RW, i, ISO_NO_OP, 0);
+	iso_graph_finish(&g, n, &buf, NULL);
 	run_all_levels("1M rw cycle", &g, "..V..V.VV");
 	graph_free(&g);
 
@@ -1313,27 +1426,27 @@ test_scale(void)
 		uint32		w2 = r + 1;
 
 		iso_edgebuf_init(&buf, 0);
-		iso_edgebuf_add(&buf, 0, w2, ISO_EDGE_WW, 0, 0, 0);
+		iso_edgebuf_add(&buf, 0, w2, ISO_EDGE_WW, 0, ISO_NO_OP, 0);
 		for (i = 1; i <= r; i++)
 		{
-			iso_edgebuf_add(&buf, 0, i, ISO_EDGE_WR, 0, 0, 0);
-			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_RW, 0, 0, 0);
-			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_SO, ISO_NO_KEY, 0, 0);
+			iso_edgebuf_add(&buf, 0, i, ISO_EDGE_WR, 0, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_RW, 0, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_SO, ISO_NO_KEY, ISO_NO_OP, 0);
 		}
-		iso_graph_finish(&g, r + 2, &buf);
+		iso_graph_finish(&g, r + 2, &buf, NULL);
 		run_all_levels("star 100k", &g, ".........");
 		graph_free(&g);
 
 		/* same star, closed by a wr from the second writer to the first */
 		iso_edgebuf_init(&buf, 0);
-		iso_edgebuf_add(&buf, 0, w2, ISO_EDGE_WW, 0, 0, 0);
-		iso_edgebuf_add(&buf, w2, 0, ISO_EDGE_WR, 1, 0, 0);
+		iso_edgebuf_add(&buf, 0, w2, ISO_EDGE_WW, 0, ISO_NO_OP, 0);
+		iso_edgebuf_add(&buf, w2, 0, ISO_EDGE_WR, 1, ISO_NO_OP, 0);
 		for (i = 1; i <= r; i++)
 		{
-			iso_edgebuf_add(&buf, 0, i, ISO_EDGE_WR, 0, 0, 0);
-			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_RW, 0, 0, 0);
+			iso_edgebuf_add(&buf, 0, i, ISO_EDGE_WR, 0, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, i, w2, ISO_EDGE_RW, 0, ISO_NO_OP, 0);
 		}
-		iso_graph_finish(&g, r + 2, &buf);
+		iso_graph_finish(&g, r + 2, &buf, NULL);
 		run_all_levels("star 100k closed", &g, ".VVVVVVVV");
 		graph_free(&g);
 	}
@@ -1350,14 +1463,14 @@ test_scale(void)
 		iso_edgebuf_init(&buf, 0);
 		for (i = 0; i < k; i++)
 		{
-			iso_edgebuf_add(&buf, i, k + i, ISO_EDGE_WW, i, 0, 0);
-			iso_edgebuf_add(&buf, i, k + (i + 1) % k, ISO_EDGE_WR, i, 0, 0);
-			iso_edgebuf_add(&buf, k + i, 2 * k + i, ISO_EDGE_RW, i, 0, 0);
-			iso_edgebuf_add(&buf, 2 * k + i, 3 * k + i, ISO_EDGE_WW, i, 0, 0);
-			iso_edgebuf_add(&buf, 2 * k + i, 3 * k + (i + 1) % k, ISO_EDGE_WR, i, 0, 0);
-			iso_edgebuf_add(&buf, 3 * k + i, (i + 3) % k, ISO_EDGE_RW, i, 0, 0);
+			iso_edgebuf_add(&buf, i, k + i, ISO_EDGE_WW, i, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, i, k + (i + 1) % k, ISO_EDGE_WR, i, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, k + i, 2 * k + i, ISO_EDGE_RW, i, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, 2 * k + i, 3 * k + i, ISO_EDGE_WW, i, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, 2 * k + i, 3 * k + (i + 1) % k, ISO_EDGE_WR, i, ISO_NO_OP, 0);
+			iso_edgebuf_add(&buf, 3 * k + i, (i + 3) % k, ISO_EDGE_RW, i, ISO_NO_OP, 0);
 		}
-		iso_graph_finish(&g, 4 * k, &buf);
+		iso_graph_finish(&g, 4 * k, &buf, NULL);
 		run_all_levels("psi worst 80k", &g, "..V.VVVVV");
 		graph_free(&g);
 	}
@@ -1369,12 +1482,12 @@ test_scale(void)
 		rng_state = 12345;
 		iso_edgebuf_init(&buf, 0);
 		for (i = 0; i < m; i++)
-			iso_edgebuf_add(&buf, i, (i + 1) % m, ISO_EDGE_WW, rnd(1000), 0, 0);
+			iso_edgebuf_add(&buf, i, (i + 1) % m, ISO_EDGE_WW, rnd(1000), ISO_NO_OP, 0);
 		for (i = 0; i < 1000000; i++)
 			iso_edgebuf_add(&buf, rnd(m), rnd(m), (IsoEdgeType) rnd(5),
-							rnd(1000), (int32) i, 0);
+							rnd(1000), ISO_NO_OP, (int32) i);
 		t0 = now();
-		iso_graph_finish(&g, m, &buf);
+		iso_graph_finish(&g, m, &buf, NULL);
 		t1 = now();
 		fprintf(stderr, "# giant SCC: finish %.3f s, %llu edges\n", t1 - t0,
 				(unsigned long long) g.n_edges);
@@ -1389,9 +1502,9 @@ test_scale(void)
 		rng_state = 777;
 		iso_edgebuf_init(&buf, 0);
 		for (i = 0; i < 10000000; i++)
-			iso_edgebuf_add(&buf, rnd(m), rnd(m), (IsoEdgeType) rnd(5), rnd(100), (int32) i, 0);
+			iso_edgebuf_add(&buf, rnd(m), rnd(m), (IsoEdgeType) rnd(5), rnd(100), ISO_NO_OP, (int32) i);
 		t0 = now();
-		iso_graph_finish(&g, m, &buf);
+		iso_graph_finish(&g, m, &buf, NULL);
 		t1 = now();
 		fprintf(stderr, "# 10M random edges: iso_graph_finish %.3f s (%llu kept)\n",
 				t1 - t0, (unsigned long long) g.n_edges);

@@ -815,7 +815,7 @@ explain(const IsoHistory *h, const IsoVersionLog *log, uint32 level_mask)
 
 				diag("    T%lld -%s%s-> T%lld",
 					 (long long) h->txns[inf.vertex_txn[e->from]].txn_id,
-					 iso_edge_type_name((IsoEdgeType) e->type), key_text(h, e->key, kbuf),
+					 iso_edge_type_name((IsoEdgeType) e->type), key_text(h, iso_edge_key(h, e), kbuf),
 					 (long long) h->txns[inf.vertex_txn[e->to]].txn_id);
 			}
 		}

@@ -242,7 +242,7 @@ test_random_cycles(int rounds)
 		iso_free(full.edges);
 
 		iso_realtime_edges(&c.h, c.vt, NULL, n, 0, n, true, &buf, &info);
-		iso_graph_finish(&g, n + info.n_points, &buf);
+		iso_graph_finish(&g, n + info.n_points, &buf, NULL);
 		memset(&list, 0, sizeof(list));
 		got = iso_find_cycles(&g, ISO_LEVEL_STRICT_SER, 4, &list);
 		if (got != expect)

@@ -456,17 +456,17 @@ edge_needs(const Checked *c, const IsoEdge *e, uint32 *before, uint32 *after)
 	uint32		s,
 				i;
 
-	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->from_op < 0 || e->to_op < 0 ||
-		(s = open_slot(c, e->key)) == ISO_NONE)
+	if ((e->type != ISO_EDGE_WW && e->type != ISO_EDGE_RW) || e->from_ref < 0 || e->to_op < 0 ||
+		(s = open_slot(c, iso_edge_key(&c->h, e))) == ISO_NONE)
 		return false;
 	*after = (uint32) e->to_op;
 	if (e->type == ISO_EDGE_WW)
 	{
-		*before = (uint32) e->from_op;
+		*before = (uint32) e->from_ref;
 		return true;
 	}
 	for (i = u->rd_start[s]; i < u->rd_start[s + 1]; i++)
-		if (u->rd_op[i] == (uint32) e->from_op)
+		if (u->rd_op[i] == (uint32) e->from_ref)
 		{
 			if (u->rd_ver[i] == 0)
 				return false;
@@ -496,11 +496,9 @@ proof_cycle_real(const Checked *c, const IsoSearchResult *r, IsoLevel level, uin
 			return false;
 	iso_edgebuf_init(&buf, b - a + 1);
 	for (j = a; j < b; j++)
-		iso_edgebuf_add(&buf, r->proof_edges[j].from, r->proof_edges[j].to,
-						(IsoEdgeType) r->proof_edges[j].type, r->proof_edges[j].key,
-						r->proof_edges[j].from_op, r->proof_edges[j].to_op);
+		iso_edgebuf_push(&buf, &r->proof_edges[j]);
 	memset(&g, 0, sizeof(g));
-	iso_graph_finish(&g, c->inf.graph.n_vertices, &buf);
+	iso_graph_finish(&g, c->inf.graph.n_vertices, &buf, &c->h);
 	memset(&cl, 0, sizeof(cl));
 	found = iso_find_cycles(&g, level, 1, &cl) && cl.n > 0;
 	iso_cycle_list_free(&cl);
@@ -721,7 +719,7 @@ explained(void)
 		check_proof(&c, r, ISO_LEVEL_SI, "ring with a forced link", true);
 		for (i = 0; r->proof_forced && i < r->proof_start[r->n_proof_cycles]; i++)
 			marked += r->proof_forced[i] && r->proof_edges[i].type == ISO_EDGE_WW &&
-				c.h.ops[r->proof_edges[i].from_op].txn == 1;
+				c.h.ops[iso_edge_from_op(&r->proof_edges[i])].txn == 1;
 		ok(marked >= 1, "ring with a forced link: proof cycles mark the forced T1 -ww e-> T8 (%u)",
 		   marked);
 	}
@@ -830,10 +828,14 @@ fake_add_hard(void *arg, IsoSat *sat, const uint8 *var_used)
 static bool
 fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 {
+	static IsoOp ops[9];		/* the edges' ops: 0..8, all on key 0 */
+	static IsoHistory h;
 	IsoEdgeBuf	buf;
 	uint32		i;
 
 	(void) arg;
+	h.ops = ops;
+	h.n_ops = 9;
 	iso_edgebuf_init(&buf, 16);
 	for (i = 0; i < n; i++)
 	{
@@ -843,7 +845,7 @@ fake_cycle_of(void *arg, const int *lits, uint32 n, IsoGraph *g, IsoCycle *c)
 		iso_edgebuf_add(&buf, f->pfrom, f->pto, ISO_EDGE_WW, 1, -1, -1);
 	}
 	memset(g, 0, sizeof(*g));
-	iso_graph_finish(g, 9, &buf);
+	iso_graph_finish(g, 9, &buf, &h);
 	if (!iso_find_shortest_cycle(g, ISO_LEVEL_SER, c))
 	{
 		iso_graph_free(g);
