@@ -277,6 +277,8 @@ iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
 		op->value = iso_strtab_intern(&h->values, value.ptr, value.len);
 	if (list_len >= 0)
 	{
+		if (list_len > ISO_OP_MAX_LIST_LEN)
+			iso_host_limit("a list read of more than 2^29 - 1 elements");
 		op->list_first = (uint32) h->n_elems;
 		op->list_len = list_len;
 		for (i = 0; i < list_len; i++)
@@ -290,6 +292,8 @@ iso_history_add_list_read(IsoHistory *h, int32 pos, IsoSlice key, int32 list_len
 {
 	IsoOp	   *op = new_op(h, ISO_OP_READ, pos, key);
 
+	if (list_len > ISO_OP_MAX_LIST_LEN)
+		iso_host_limit("a list read of more than 2^29 - 1 elements");
 	op->list_first = (uint32) h->n_elems;
 	op->list_len = list_len;
 	return h->n_ops - 1;

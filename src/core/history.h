@@ -60,6 +60,15 @@ typedef struct IsoTxn
 	bool		has_process;
 } IsoTxn;
 
+/*
+ * A micro-operation: 24 bytes, list_len and kind sharing a word (a check
+ * holds one per micro-operation: 8M of them at 1M list-append transactions).
+ * So a list read holds at most ISO_OP_MAX_LIST_LEN elements; a longer one
+ * stops the check (its text alone would be over 1 GB).
+ */
+#define ISO_OP_LIST_LEN_BITS	30
+#define ISO_OP_MAX_LIST_LEN		((1 << (ISO_OP_LIST_LEN_BITS - 1)) - 1)
+
 typedef struct IsoOp
 {
 	uint32		txn;			/* index into txns */
@@ -67,9 +76,10 @@ typedef struct IsoOp
 	uint32		value;			/* w/append: value written; register read:
 								 * value read; ISO_NONE = nil / none */
 	uint32		list_first;		/* list read: index into elems */
-	int32		list_len;		/* list read: length; -1 = not a list read */
 	int32		pos;			/* position in the transaction (iso_event.pos) */
-	uint8		kind;			/* IsoOpKind */
+	signed int	list_len:ISO_OP_LIST_LEN_BITS;	/* list read: length; -1 = not
+												 * a list read */
+	unsigned int kind:2;		/* IsoOpKind */
 } IsoOp;
 
 /*

@@ -23,7 +23,10 @@
 #include "history.h"
 #include "image.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "history_util.h"
 #include "rng.h"
@@ -523,7 +526,7 @@ static void list_at_end(IsoHistory *h)
 }
 static void list_wraps(IsoHistory *h) { a_list_read(h)->list_first = PG_UINT32_MAX; }
 static void list_len_neg(IsoHistory *h) { a_list_read(h)->list_len = -2; }
-static void list_len_huge(IsoHistory *h) { a_list_read(h)->list_len = PG_INT32_MAX; }
+static void list_len_huge(IsoHistory *h) { a_list_read(h)->list_len = ISO_OP_MAX_LIST_LEN; }
 static void elem_value(IsoHistory *h) { h->elems[0] = h->values.n; }
 static void elem_none(IsoHistory *h) { h->elems[h->n_elems - 1] = ISO_NONE; }
 
@@ -632,7 +635,7 @@ break_rules(void)
 					"a list read is out of range");
 	expect_validate(&st, "validate: list_len -2", list_len_neg,
 					"a list read is out of range");
-	expect_validate(&st, "validate: list_len 2^31-1", list_len_huge,
+	expect_validate(&st, "validate: list_len 2^29-1 (the largest an op holds)", list_len_huge,
 					"a list read is out of range");
 
 	/* list elements */
@@ -947,6 +950,48 @@ list_reads_random(void)
 	iso_history_free(&h);
 }
 
+/*
+ * An op holds a list read of at most ISO_OP_MAX_LIST_LEN elements (its
+ * length shares a word with its kind): one of that length is kept, a
+ * longer one stops the check (the standalone host aborts), tried in a
+ * child process.
+ */
+static bool
+list_read_of_len_aborts(int32 len)
+{
+	pid_t		pid;
+	int			status = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+	{
+		IsoHistory	h;
+		uint32		o;
+
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(3);
+		iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+		iso_history_add_txn(&h, 1, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		o = iso_history_add_list_read(&h, 0, (IsoSlice) {"k", 1}, len);
+		_exit(h.ops[o].list_len == len && h.ops[o].kind == ISO_OP_READ ? 0 : 4);
+	}
+	waitpid(pid, &status, 0);
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return false;
+	return pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void
+list_len_limit(void)
+{
+	ok(sizeof(IsoOp) == 24, "an op is 24 bytes (%zu)", sizeof(IsoOp));
+	ok(!list_read_of_len_aborts(ISO_OP_MAX_LIST_LEN),
+	   "a list read of 2^29 - 1 elements keeps its length and kind");
+	ok(list_read_of_len_aborts(ISO_OP_MAX_LIST_LEN + 1),
+	   "a list read of 2^29 elements stops the check");
+}
+
 int
 main(void)
 {
@@ -979,5 +1024,6 @@ main(void)
 	strtab_small_ints();
 	list_memo_ids();
 	list_reads_random();
+	list_len_limit();
 	return tap_done();
 }
