@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "tap.h"
 
 #define NL ISO_LEVEL_COUNT
@@ -396,31 +397,31 @@ test_names(void)
 	   "edge type names");
 }
 
-/*
- * Whether adding a ww edge 0 -> 1 with this key and these ops stops the
- * check (the standalone host aborts), tried in a child process.
- */
+/* An edge's key and ops, for edge_add_aborts. */
+typedef struct EdgeArgs
+{
+	uint32		key;
+	int32		from_op;
+	int32		to_op;
+} EdgeArgs;
+
+static void
+add_one_edge(void *arg)
+{
+	const EdgeArgs *a = arg;
+	IsoEdgeBuf	buf;
+
+	iso_edgebuf_init(&buf, 0);
+	iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, a->key, a->from_op, a->to_op);
+}
+
+/* Whether adding a ww edge 0 -> 1 with this key and these ops stops the check. */
 static bool
 edge_add_aborts(uint32 key, int32 from_op, int32 to_op)
 {
-	pid_t		pid;
-	int			status = 0;
+	EdgeArgs	a = {key, from_op, to_op};
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-	{
-		IsoEdgeBuf	buf;
-
-		/* the child's abort message is expected: keep it off the TAP */
-		if (freopen("/dev/null", "w", stderr) == NULL)
-			_exit(3);
-		iso_edgebuf_init(&buf, 0);
-		iso_edgebuf_add(&buf, 0, 1, ISO_EDGE_WW, key, from_op, to_op);
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
-	return pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+	return run_in_child(add_one_edge, &a) == CHILD_ABORTED;
 }
 
 static void
