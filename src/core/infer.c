@@ -396,7 +396,7 @@ list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
 
 		if (rlen != plen + n_app)
 			return false;
-		/* reads of one run share its elements (history.h): same address */
+		/* reads sharing a region of elems (history.h): same address */
 		if (r->list_first != prev->list_first)
 			for (i = 0; i < plen; i++)
 				if (re[i] != h->elems[prev->list_first + i])

@@ -178,7 +178,7 @@ check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
 		int32		at;
 		uint32		dup;
 
-		/* reads of one run share its elements (history.h): same address */
+		/* reads sharing a region of elems (history.h): same address */
 		if (prefix && len > 0 && re != le)
 			prefix = memcmp(re, le, sizeof(uint32) * (size_t) len) == 0;
 		s->compatible[i] = prefix;

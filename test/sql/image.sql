@@ -19,6 +19,17 @@ CREATE FUNCTION pg_temp.event_scans() RETURNS bigint LANGUAGE sql AS $$
   SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
    WHERE relid = 'iso_event_data'::regclass $$;
 
+-- Whether history h is serializable, and whether the check read its events
+-- (called alone: its own transaction, as a user's check).
+CREATE FUNCTION pg_temp.ser_check(h bigint, OUT holds boolean, OUT events_read boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  before bigint := pg_temp.event_scans();
+BEGIN
+  SELECT l.holds INTO holds FROM iso_levels(h) l WHERE l.level = 'ser';
+  events_read := pg_temp.event_scans() > before;
+END $$;
+
 -- Everything the checks say about history h, one row per result row as
 -- text, numbered in output order.
 CREATE FUNCTION pg_temp.results(h bigint)
@@ -532,11 +543,7 @@ SELECT pg_temp.event_scans() - :scans > 0 AS events_read,
        (SELECT count(*) FROM iso_history_image WHERE history_id = :auto) > 0 AS image_stored;
 COMMIT;
 -- ... which the next check reads instead of the events
-BEGIN;
-SELECT pg_temp.event_scans() AS scans \gset
-SELECT holds FROM iso_levels(:auto) WHERE level = 'ser';
-SELECT pg_temp.event_scans() - :scans > 0 AS events_read;
-COMMIT;
+SELECT * FROM pg_temp.ser_check(:auto);
 -- T4 appends 2 to x and fails, T3 reads x = [1, 2]: an aborted read
 -- (G1a) now, which the stored image does not have: the insert drops it
 INSERT INTO iso_event (history_id, txn_id, process, status, pos, op, key, value, read_list)
@@ -555,16 +562,8 @@ RESET isograph.use_image;
 -- events (WARNING) and stores their image, which the check after reads
 UPDATE iso_history_image SET data = set_byte(data, 0, get_byte(data, 0) # 1)
  WHERE history_id = :auto AND section = 2 AND part = 0;
-BEGIN;
-SELECT pg_temp.event_scans() AS scans \gset
-SELECT holds FROM iso_levels(:auto) WHERE level = 'ser';
-SELECT pg_temp.event_scans() - :scans > 0 AS events_read;
-COMMIT;
-BEGIN;
-SELECT pg_temp.event_scans() AS scans \gset
-SELECT holds FROM iso_levels(:auto) WHERE level = 'ser';
-SELECT pg_temp.event_scans() - :scans > 0 AS events_read;
-COMMIT;
+SELECT * FROM pg_temp.ser_check(:auto);
+SELECT * FROM pg_temp.ser_check(:auto);
 
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
 SELECT setval('iso_history_history_id_seq', :seq_last, :'seq_called'::boolean) = :seq_last AS sequence_restored;
