@@ -1,0 +1,145 @@
+/*
+ * event_chunk.h
+ *	  The packed form of a history's events: many iso_event rows in one
+ *	  value (a row of iso_event_chunk, since 0.5.0).
+ *
+ * One row per micro-operation costs PostgreSQL a heap tuple, an index entry
+ * and their WAL -- about 200 bytes and 3 microseconds each; a million
+ * transactions are 8 million rows (docs/performance.md, "What COPY can
+ * reach").  A chunk holds up to ISO_CHUNK_MAX_ROWS events in the order
+ * they were written, each in a few bytes:
+ *
+ *   header   'I' 'E' version(1) encoding(1) nrows(u32, little-endian)
+ *   row      flags(1): bits 0-1 op (IsoOpKind), 2 transaction fields
+ *            follow, 3 value, 4 read_value, 5 read_list
+ *            [transaction fields: tflags(1): bits 0-1 status (IsoStatus),
+ *             2 process, 3 invoke_time, 4 complete_time; then txn_id and
+ *             the present ones of process, invoke_time, complete_time,
+ *             each a zigzag varint of the difference (in uint64, wrapping)
+ *             from the last value of the same field written in this chunk,
+ *             whether or not the last transaction fields had it (0 at
+ *             first)]
+ *            pos (varint), key (varint length, bytes),
+ *            [value], [read_value] (varint length, bytes),
+ *            [read_list: varint count, then each element as a string]
+ *
+ * The transaction fields are written only when they differ from the row
+ * before (the first row of a chunk always has them), so a transaction's
+ * events cost little more than their micro-operations, and a row whose
+ * fields disagree with its transaction's is kept as written (the check
+ * reports it).  Strings are in the database encoding named in the header.
+ *
+ * The core knows nothing of PostgreSQL: the server validates rows before
+ * it packs them (event_input.c) and turns unpacked rows into Datums.
+ * Unpacking checks every length against the buffer: a damaged chunk is an
+ * error, never a read outside it.
+ */
+#ifndef ISOGRAPH_EVENT_CHUNK_H
+#define ISOGRAPH_EVENT_CHUNK_H
+
+#include "names.h"
+#include "port.h"
+
+#define ISO_CHUNK_VERSION		1
+#define ISO_CHUNK_HEADER_SIZE	8
+/* a chunk is closed at this many rows or bytes, whichever comes first */
+#define ISO_CHUNK_MAX_ROWS		16384
+#define ISO_CHUNK_MAX_BYTES		(1024 * 1024)
+
+/*
+ * One event (one iso_event row without its history_id).  A string whose
+ * ptr is NULL is SQL NULL; list is used only when has_list, process and
+ * the times only when their has_ flag is set (a row read from a chunk
+ * has there the base of the next difference, not NULL's value).
+ */
+typedef struct IsoEventRow
+{
+	int64		txn_id;
+	int64		process;
+	int64		invoke_time;
+	int64		complete_time;
+	bool		has_process;
+	bool		has_invoke_time;
+	bool		has_complete_time;
+	IsoStatus	status;
+	int32		pos;			/* >= 0 */
+	IsoOpKind	op;
+	IsoSlice	key;			/* never NULL */
+	IsoSlice	value;
+	IsoSlice	read_value;
+	bool		has_list;
+	int32		list_len;
+	const IsoSlice *list;		/* list_len elements, none NULL */
+} IsoEventRow;
+
+/* (txn_id, pos): the order in which a check reads a history's events */
+typedef struct IsoEventKey
+{
+	int64		txn_id;
+	int32		pos;
+} IsoEventKey;
+
+static inline int
+iso_event_key_cmp(IsoEventKey a, IsoEventKey b)
+{
+	if (a.txn_id != b.txn_id)
+		return a.txn_id < b.txn_id ? -1 : 1;
+	if (a.pos != b.pos)
+		return a.pos < b.pos ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Packing.  The buffer grows with iso_realloc; iso_chunk_writer_reset
+ * starts the next chunk in the same buffer.
+ */
+typedef struct IsoChunkWriter
+{
+	uint8	   *buf;			/* header + rows */
+	size_t		len;
+	size_t		cap;
+	uint32		nrows;
+	int			encoding;
+	/* what the chunk's row in iso_event_chunk records besides the data */
+	IsoEventKey first;
+	IsoEventKey last;
+	bool		ordered;		/* every row's key above the one before */
+	/* the last transaction fields written (the base of the differences) */
+	bool		have_txn;
+	IsoEventRow txn;
+} IsoChunkWriter;
+
+extern void iso_chunk_writer_init(IsoChunkWriter *w, int encoding);
+extern void iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row);
+/* whether the chunk has reached ISO_CHUNK_MAX_ROWS or ISO_CHUNK_MAX_BYTES */
+extern bool iso_chunk_writer_full(const IsoChunkWriter *w);
+/* the chunk's bytes (header included), valid until the next add or reset */
+extern const uint8 *iso_chunk_writer_data(IsoChunkWriter *w, size_t *len);
+extern void iso_chunk_writer_reset(IsoChunkWriter *w);
+extern void iso_chunk_writer_free(IsoChunkWriter *w);
+
+/*
+ * Unpacking: init, then next until it returns 0 (no more rows) or -1
+ * (damaged: error says what).  The row and its strings point into the
+ * chunk and into the reader's list buffer: valid until the next call.
+ */
+typedef struct IsoChunkReader
+{
+	const uint8 *p;
+	const uint8 *end;
+	uint32		nrows;
+	uint32		left;
+	int			encoding;
+	bool		have_txn;
+	IsoEventRow row;
+	IsoSlice   *list;
+	int32		list_cap;
+	const char *error;			/* static text when damaged */
+} IsoChunkReader;
+
+/* false (and error set) when the header is not a chunk of this version */
+extern bool iso_chunk_reader_init(IsoChunkReader *r, const void *data, size_t len);
+extern int	iso_chunk_reader_next(IsoChunkReader *r);
+extern void iso_chunk_reader_free(IsoChunkReader *r);
+
+#endif							/* ISOGRAPH_EVENT_CHUNK_H */
