@@ -35,6 +35,7 @@ static const char *const table_names[] = {
 	[ISO_TABLE_VERSION] = "iso_version",
 	[ISO_TABLE_EDGE] = "iso_edge",
 	[ISO_TABLE_IMAGE] = "iso_history_image",
+	[ISO_TABLE_EVENT_CHUNK] = "iso_event_chunk",
 };
 
 /* The tables that hold the rows, where they differ (0.4.0). */
@@ -44,6 +45,7 @@ static const char *const data_table_names[] = {
 	[ISO_TABLE_VERSION] = "iso_version_data",
 	[ISO_TABLE_EDGE] = NULL,
 	[ISO_TABLE_IMAGE] = NULL,
+	[ISO_TABLE_EVENT_CHUNK] = NULL,
 };
 
 /* Namespace of the installed extension; ERROR if it is not installed. */

@@ -42,6 +42,8 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "access/tupmacs.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -49,6 +51,7 @@
 #include "utils/rel.h"
 #include "utils/resowner.h"
 
+#include "event_chunk.h"
 #include "isograph.h"
 
 PG_FUNCTION_INFO_V1(iso_input_row);
@@ -76,6 +79,7 @@ typedef struct InputState
 	int			view_natts;		/* the view's columns, for ... */
 	Datum	   *view_values;	/* ... a row's values, deformed at once */
 	bool	   *view_nulls;
+	IsoEventStore *store;		/* events under 0.5.0: packed (event_store.c) */
 	HTAB	   *checked;		/* history ids checked and locked */
 	int64		last_checked;
 	bool		busy;			/* inside iso_input_row for this state */
@@ -96,6 +100,26 @@ state_close(InputState *st)
 {
 	ResourceOwner save = CurrentResourceOwner;
 
+	if (st->store != NULL)
+	{
+		/* the last chunks, written (and ordered) as the caller */
+		IsoEventStore *store = st->store;
+
+		st->store = NULL;
+		/* the chunk writer's references are held by the state's owner */
+		CurrentResourceOwner = st->owner;
+		PG_TRY();
+		{
+			iso_event_store_close(store);
+		}
+		PG_FINALLY();
+		{
+			CurrentResourceOwner = save;
+		}
+		PG_END_TRY();
+		MemoryContextDelete(st->cxt);
+		return;
+	}
 	CurrentResourceOwner = st->owner;
 	if (st->bistate)
 		FreeBulkInsertState(st->bistate);
@@ -221,6 +245,21 @@ state_open(IsoTable table, Relation view)
 	st->view_values = palloc(sizeof(Datum) * vdesc->natts);
 	st->view_nulls = palloc(sizeof(bool) * vdesc->natts);
 
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(int64);
+	ctl.hcxt = cxt;
+	st->checked = hash_create("isograph input histories", 16, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	st->last_checked = 0;
+
+	if (table == ISO_TABLE_EVENT && iso_events_packed())
+	{
+		st->store = iso_event_store_open();
+		MemoryContextSwitchTo(old);
+		return st;
+	}
+
 	/* the table and its indexes, held by the transaction (see the header) */
 	CurrentResourceOwner = st->owner;
 	st->rel = table_open(iso_table_oid(table), RowExclusiveLock);
@@ -234,14 +273,6 @@ state_open(IsoTable table, Relation view)
 	if (table == ISO_TABLE_EVENT)
 		st->bistate = GetBulkInsertState();
 	CurrentResourceOwner = save;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(int64);
-	ctl.entrysize = sizeof(int64);
-	ctl.hcxt = cxt;
-	st->checked = hash_create("isograph input histories", 16, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	st->last_checked = 0;
 	MemoryContextSwitchTo(old);
 	return st;
 }
@@ -280,6 +311,178 @@ check_history(InputState *st, int64 history_id)
 }
 
 /*
+ * The checks iso_event_data's constraints made until 0.4.0, with the same
+ * names, for a row that is packed instead (0.5.0).
+ */
+static void
+refuse_event(const char *constraint, int code, const Datum *values, const bool *nulls,
+			 const char *hint)
+{
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("new row for relation \"iso_event\" violates check constraint \"%s\"",
+					constraint),
+			 errdetail("The row is micro-operation %d of transaction %lld.",
+					   nulls[EVENT_POS - 1] ? -1 : DatumGetInt32(values[EVENT_POS - 1]),
+					   nulls[EVENT_TXN_ID - 1] ? -1LL : (long long) DatumGetInt64(values[EVENT_TXN_ID - 1])),
+			 errhint("%s", hint)));
+}
+
+static IsoSlice
+text_slice(Datum d)
+{
+	text	   *t = DatumGetTextPP(d);
+	IsoSlice	s;
+
+	s.ptr = VARDATA_ANY(t);
+	s.len = VARSIZE_ANY_EXHDR(t);
+	return s;
+}
+
+static bool
+slice_is(IsoSlice s, const char *word)
+{
+	return s.len == (int32) strlen(word) && memcmp(s.ptr, word, s.len) == 0;
+}
+
+/* Check one row written to iso_event and hand it to the event store. */
+static void
+pack_event(InputState *st, const Datum *values, const bool *nulls)
+{
+	static const int not_null[] = {EVENT_HISTORY_ID, EVENT_TXN_ID, EVENT_STATUS,
+	EVENT_POS, EVENT_OP, EVENT_KEY};
+	IsoEventRow row;
+	IsoSlice	status;
+	IsoSlice	op;
+	IsoSlice   *list = NULL;
+	int			i;
+
+	for (i = 0; i < lengthof(not_null); i++)
+	{
+		Oid			type;
+
+		if (nulls[not_null[i] - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("null value in column \"%s\" of relation \"iso_event\" violates not-null constraint",
+							iso_table_column(ISO_TABLE_EVENT, not_null[i] - 1, &type))));
+	}
+	memset(&row, 0, sizeof(row));
+	row.txn_id = DatumGetInt64(values[EVENT_TXN_ID - 1]);
+	row.has_process = !nulls[EVENT_PROCESS - 1];
+	if (row.has_process)
+		row.process = DatumGetInt64(values[EVENT_PROCESS - 1]);
+	row.has_invoke_time = !nulls[EVENT_INVOKE_TIME - 1];
+	if (row.has_invoke_time)
+		row.invoke_time = DatumGetInt64(values[EVENT_INVOKE_TIME - 1]);
+	row.has_complete_time = !nulls[EVENT_COMPLETE_TIME - 1];
+	if (row.has_complete_time)
+		row.complete_time = DatumGetInt64(values[EVENT_COMPLETE_TIME - 1]);
+	row.pos = DatumGetInt32(values[EVENT_POS - 1]);
+
+	status = text_slice(values[EVENT_STATUS - 1]);
+	if (slice_is(status, "ok"))
+		row.status = ISO_STATUS_OK;
+	else if (slice_is(status, "fail"))
+		row.status = ISO_STATUS_FAIL;
+	else if (slice_is(status, "info"))
+		row.status = ISO_STATUS_INFO;
+	else
+		refuse_event("iso_event_status_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "Status is ok, fail or info.");
+	if (row.pos < 0)
+		refuse_event("iso_event_pos_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "The micro-operation's place in its transaction, pos, is 0 or more.");
+	op = text_slice(values[EVENT_OP - 1]);
+	if (slice_is(op, "r"))
+		row.op = ISO_OP_READ;
+	else if (slice_is(op, "w"))
+		row.op = ISO_OP_WRITE;
+	else if (slice_is(op, "append"))
+		row.op = ISO_OP_APPEND;
+	else
+		refuse_event("iso_event_op_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "Op is r, w or append.");
+	if ((row.op == ISO_OP_READ) != nulls[EVENT_VALUE - 1])
+		refuse_event("iso_event_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "Writes and appends have a value; reads have none.");
+	if (row.op != ISO_OP_READ && !(nulls[EVENT_READ_VALUE - 1] && nulls[EVENT_READ_LIST - 1]))
+		refuse_event("iso_event_check1", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "Only reads have read_value or read_list.");
+	if (!nulls[EVENT_READ_VALUE - 1] && !nulls[EVENT_READ_LIST - 1])
+		refuse_event("iso_event_check2", ERRCODE_CHECK_VIOLATION, values, nulls,
+					 "A read has read_value (registers) or read_list (lists), not both.");
+
+	row.key = text_slice(values[EVENT_KEY - 1]);
+	if (!nulls[EVENT_VALUE - 1])
+		row.value = text_slice(values[EVENT_VALUE - 1]);
+	if (!nulls[EVENT_READ_VALUE - 1])
+		row.read_value = text_slice(values[EVENT_READ_VALUE - 1]);
+	if (!nulls[EVENT_READ_LIST - 1])
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(values[EVENT_READ_LIST - 1]);
+		char	   *p;
+		int			n;
+
+		if (ARR_NDIM(arr) > 1)
+			refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+						 "A list read is a one-dimensional text array.");
+		if (ARR_HASNULL(arr) && array_contains_nulls(arr))
+			refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+						 "List elements are the appended values, never NULL.");
+		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+		list = palloc(sizeof(IsoSlice) * Max(n, 1));
+		p = ARR_DATA_PTR(arr);
+		for (i = 0; i < n; i++)
+		{
+			list[i].ptr = VARDATA_ANY(p);
+			list[i].len = VARSIZE_ANY_EXHDR(p);
+			p = att_addlength_pointer(p, -1, p);
+			p = (char *) att_align_nominal(p, TYPALIGN_INT);
+		}
+		row.has_list = true;
+		row.list_len = n;
+		row.list = list;
+	}
+	iso_event_store_add(st->store, DatumGetInt64(values[EVENT_HISTORY_ID - 1]), &row);
+	if (list != NULL)
+		pfree(list);
+}
+
+/*
+ * Insert one row into the table (iso_version_data; iso_event_data under
+ * 0.4.0).  Returns NULL when a BEFORE trigger of the table skipped it.
+ */
+static TupleTableSlot *
+insert_row(InputState *st, Datum *values, bool *nulls)
+{
+	TupleTableSlot *slot = st->slot;
+	List	   *recheck = NIL;
+
+	iso_table_layout_fill(&st->layout, st->estate, values, nulls, slot);
+	if (st->rri->ri_TrigDesc && st->rri->ri_TrigDesc->trig_insert_before_row)
+	{
+		if (!ExecBRInsertTriggers(st->estate, st->rri, slot))
+			slot = NULL;		/* skipped by a BEFORE trigger */
+	}
+	if (slot != NULL)
+	{
+		if (st->layout.has_generated)
+			ExecComputeStoredGenerated(st->rri, st->estate, slot, CMD_INSERT);
+		ExecConstraints(st->rri, slot, st->estate);
+		table_tuple_insert(st->rel, slot, GetCurrentCommandId(true), 0, st->bistate);
+		if (st->rri->ri_NumIndices > 0)
+			recheck = ExecInsertIndexTuples(st->rri, slot, st->estate,
+											false, false, NULL, NIL);
+		/* AFTER ROW triggers (the image outdating): queued for the statement */
+		ExecARInsertTriggers(st->estate, st->rri, slot, recheck, NULL);
+		list_free(recheck);
+	}
+	ResetPerTupleExprContext(st->estate);
+	return slot;
+}
+
+/*
  * INSTEAD OF INSERT row trigger on iso_event and iso_version.
  */
 Datum
@@ -292,8 +495,9 @@ iso_input_row(PG_FUNCTION_ARGS)
 	Datum		values[INPUT_MAX_COLS];
 	bool		nulls[INPUT_MAX_COLS];
 	TupleDesc	vdesc;
+	/* the stored row; a packed one has no slot but counts too */
 	TupleTableSlot *volatile slot = NULL;
-	List	   *recheck = NIL;
+	volatile bool stored = true;
 	ResourceOwner save_owner = CurrentResourceOwner;
 	int			i;
 
@@ -386,27 +590,13 @@ iso_input_row(PG_FUNCTION_ARGS)
 		if (!nulls[0])
 			check_history(st, DatumGetInt64(values[0]));
 
-		slot = st->slot;
-		iso_table_layout_fill(&st->layout, st->estate, values, nulls, slot);
-		if (st->rri->ri_TrigDesc && st->rri->ri_TrigDesc->trig_insert_before_row)
+		if (st->store != NULL)
+			pack_event(st, values, nulls);
+		else
 		{
-			if (!ExecBRInsertTriggers(st->estate, st->rri, slot))
-				slot = NULL;	/* skipped by a BEFORE trigger */
+			slot = insert_row(st, values, nulls);
+			stored = slot != NULL;
 		}
-		if (slot != NULL)
-		{
-			if (st->layout.has_generated)
-				ExecComputeStoredGenerated(st->rri, st->estate, slot, CMD_INSERT);
-			ExecConstraints(st->rri, slot, st->estate);
-			table_tuple_insert(st->rel, slot, GetCurrentCommandId(true), 0, st->bistate);
-			if (st->rri->ri_NumIndices > 0)
-				recheck = ExecInsertIndexTuples(st->rri, slot, st->estate,
-												false, false, NULL, NIL);
-			/* AFTER ROW triggers (the image outdating): queued for the statement */
-			ExecARInsertTriggers(st->estate, st->rri, slot, recheck, NULL);
-			list_free(recheck);
-		}
-		ResetPerTupleExprContext(st->estate);
 	}
 	PG_FINALLY();
 	{
@@ -426,7 +616,7 @@ iso_input_row(PG_FUNCTION_ARGS)
 	 * Given another tuple it frees its copy; this one lives in the
 	 * trigger call's per-row memory.
 	 */
-	if (slot == NULL)
+	if (!stored)
 		return PointerGetDatum(NULL);
 	return PointerGetDatum(heap_copytuple(trigdata->tg_trigtuple));
 }

@@ -316,14 +316,18 @@ iso_delete_history(PG_FUNCTION_ARGS)
 
 	iso_owner_begin(&sw);
 	SPI_connect();
-	if (iso_table_oid(ISO_TABLE_EVENT) != iso_table_public_oid(ISO_TABLE_EVENT))
+	/* the events: no foreign key deletes them (0.4.0 and later) */
+	if (iso_events_packed() ||
+		iso_table_oid(ISO_TABLE_EVENT) != iso_table_public_oid(ISO_TABLE_EVENT))
 	{
 		Oid			argtypes[1] = {INT8OID};
 		Datum		args[1];
 
 		args[0] = Int64GetDatum(history_id);
 		ret = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
-											 iso_qualified_table_name(ISO_TABLE_EVENT)),
+											 iso_qualified_table_name(iso_events_packed() ?
+																	  ISO_TABLE_EVENT_CHUNK :
+																	  ISO_TABLE_EVENT)),
 									1, argtypes, args, NULL, false, 0);
 		if (ret != SPI_OK_DELETE)
 			elog(ERROR, "could not delete the events: %s", SPI_result_code_string(ret));

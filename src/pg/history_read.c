@@ -21,6 +21,7 @@
 #include "utils/memutils.h"
 
 #include "check.h"
+#include "event_chunk.h"
 #include "isograph.h"
 
 #define FETCH_BATCH 10000
@@ -50,36 +51,31 @@ bad_event(int64 txn_id, int32 pos, const char *msg, const char *hint)
 			 errhint("%s", hint)));
 }
 
-/* Check one row's micro-op against the workload; returns its kind. */
-static IsoOpKind
-event_kind(IsoWorkload workload, int64 txn_id, int32 pos, const char *op,
-		   bool has_read_value, bool has_read_list)
+/* Check one row's micro-op against the workload. */
+static void
+check_event_kind(IsoWorkload workload, const IsoEventRow *row)
 {
-	IsoOpKind	kind;
-
-	if (!iso_op_parse(op, &kind))
-		kind = ISO_OP_WRITE;	/* iso_event's CHECK admits r, w, append */
-	if (kind == ISO_OP_READ)
+	switch (row->op)
 	{
-		if (workload == ISO_WORKLOAD_LIST_APPEND && has_read_value)
-			bad_event(txn_id, pos, "a register read in a list-append history",
-					  "Reads of a list-append history go in read_list.");
-		if (workload == ISO_WORKLOAD_RW_REGISTER && has_read_list)
-			bad_event(txn_id, pos, "a list read in a rw-register history",
-					  "Reads of a rw-register history go in read_value.");
-		return ISO_OP_READ;
+		case ISO_OP_READ:
+			if (workload == ISO_WORKLOAD_LIST_APPEND && row->read_value.ptr != NULL)
+				bad_event(row->txn_id, row->pos, "a register read in a list-append history",
+						  "Reads of a list-append history go in read_list.");
+			if (workload == ISO_WORKLOAD_RW_REGISTER && row->has_list)
+				bad_event(row->txn_id, row->pos, "a list read in a rw-register history",
+						  "Reads of a rw-register history go in read_value.");
+			break;
+		case ISO_OP_APPEND:
+			if (workload != ISO_WORKLOAD_LIST_APPEND)
+				bad_event(row->txn_id, row->pos, "an append in a rw-register history",
+						  "Use op 'w' for register writes, or load the history as list-append.");
+			break;
+		case ISO_OP_WRITE:
+			if (workload != ISO_WORKLOAD_RW_REGISTER)
+				bad_event(row->txn_id, row->pos, "a register write in a list-append history",
+						  "Use op 'append' for list-append writes, or load the history as rw-register.");
+			break;
 	}
-	if (kind == ISO_OP_APPEND)
-	{
-		if (workload != ISO_WORKLOAD_LIST_APPEND)
-			bad_event(txn_id, pos, "an append in a rw-register history",
-					  "Use op 'w' for register writes, or load the history as list-append.");
-		return ISO_OP_APPEND;
-	}
-	if (workload != ISO_WORKLOAD_RW_REGISTER)
-		bad_event(txn_id, pos, "a register write in a list-append history",
-				  "Use op 'append' for list-append writes, or load the history as rw-register.");
-	return ISO_OP_WRITE;
 }
 
 /* A short text column as a C string in buf (longer texts are cut: they
@@ -95,67 +91,35 @@ text_cstring(Datum d, char *buf, int size)
 	return buf;
 }
 
-/* Add one iso_event row (the 11 columns of the query below) to the history. */
+/*
+ * One iso_event row (the 11 columns of the query below, under versions
+ * before 0.5.0) as an event; its list is allocated in the current context.
+ */
 static void
-add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn,
-			  MemoryContext build_cxt)
+row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 {
-	MemoryContext temp_cxt = CurrentMemoryContext;
+	char		buf[8];
 	int			i;
-	int64		txn_id;
-	int32		pos;
-	IsoStatus	status;
-	IsoOpKind	kind;
-	char		status_buf[8];
-	char		op_buf[8];
-	const char *status_s;
-	const char *op_s;
-	IsoSlice	nil = {NULL, 0};
-	IsoSlice	key;
-	IsoSlice	value;
 
-	txn_id = DatumGetInt64(d[0]);
-	pos = DatumGetInt32(d[5]);
-	status_s = text_cstring(d[2], status_buf, sizeof(status_buf));
-	op_s = text_cstring(d[6], op_buf, sizeof(op_buf));
-	if (!iso_status_parse(status_s, &status))
-		status = ISO_STATUS_INFO;	/* iso_event's CHECK admits ok, fail, info */
-
-	kind = event_kind(h->workload, txn_id, pos, op_s, !isnull[9], !isnull[10]);
-
-	key = datum_slice(d[7]);
-	value = nil;
-	if (kind != ISO_OP_READ)
-		value = datum_slice(d[8]);
-	else if (!isnull[9])
-		value = datum_slice(d[9]);
-
-	/* h's arrays grow in build_cxt; detoasting and the like stay temporary */
-	MemoryContextSwitchTo(build_cxt);
-	if (h->n_txns == 0 || *last_txn != txn_id)
-	{
-		iso_history_add_txn(h, txn_id, status, !isnull[1],
-							isnull[1] ? 0 : DatumGetInt64(d[1]),
-							isnull[3] ? ISO_NO_TIME : DatumGetInt64(d[3]),
-							isnull[4] ? ISO_NO_TIME : DatumGetInt64(d[4]));
-		*last_txn = txn_id;
-	}
-	else
-	{
-		const IsoTxn *t = &h->txns[h->n_txns - 1];
-
-		if (t->status != status || t->has_process == isnull[1] ||
-			(!isnull[1] && t->process != DatumGetInt64(d[1])) ||
-			(t->invoke_time == ISO_NO_TIME) != isnull[3] ||
-			(!isnull[3] && t->invoke_time != DatumGetInt64(d[3])) ||
-			(t->complete_time == ISO_NO_TIME) != isnull[4] ||
-			(!isnull[4] && t->complete_time != DatumGetInt64(d[4])))
-			bad_event(txn_id, pos,
-					  "its process, status or times differ from the transaction's other events",
-					  "All events of one transaction must repeat the same process, status, invoke_time and complete_time.");
-	}
-
-	if (kind == ISO_OP_READ && !isnull[10])
+	memset(row, 0, sizeof(*row));
+	row->txn_id = DatumGetInt64(d[0]);
+	row->has_process = !isnull[1];
+	row->process = isnull[1] ? 0 : DatumGetInt64(d[1]);
+	if (!iso_status_parse(text_cstring(d[2], buf, sizeof(buf)), &row->status))
+		row->status = ISO_STATUS_INFO;	/* iso_event's CHECK admits ok, fail, info */
+	row->has_invoke_time = !isnull[3];
+	row->invoke_time = isnull[3] ? 0 : DatumGetInt64(d[3]);
+	row->has_complete_time = !isnull[4];
+	row->complete_time = isnull[4] ? 0 : DatumGetInt64(d[4]);
+	row->pos = DatumGetInt32(d[5]);
+	if (!iso_op_parse(text_cstring(d[6], buf, sizeof(buf)), &row->op))
+		row->op = ISO_OP_WRITE; /* iso_event's CHECK admits r, w, append */
+	row->key = datum_slice(d[7]);
+	if (!isnull[8])
+		row->value = datum_slice(d[8]);
+	if (!isnull[9])
+		row->read_value = datum_slice(d[9]);
+	if (!isnull[10])
 	{
 		ArrayType  *arr;
 		IsoSlice   *elems;
@@ -163,13 +127,12 @@ add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn
 		int			n;
 
 		/* walk the text[] in place: no deconstruct_array copy */
-		MemoryContextSwitchTo(temp_cxt);
 		arr = DatumGetArrayTypeP(d[10]);
 		if (ARR_NDIM(arr) > 1)
-			bad_event(txn_id, pos, "read_list has more than one dimension",
+			bad_event(row->txn_id, row->pos, "read_list has more than one dimension",
 					  "A list read is a one-dimensional text array.");
 		if (ARR_HASNULL(arr) && array_contains_nulls(arr))
-			bad_event(txn_id, pos, "read_list contains a NULL element",
+			bad_event(row->txn_id, row->pos, "read_list contains a NULL element",
 					  "List elements are the appended values, never NULL.");
 		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 		elems = palloc(sizeof(IsoSlice) * Max(n, 1));
@@ -181,12 +144,55 @@ add_event_row(IsoHistory *h, const Datum *d, const bool *isnull, int64 *last_txn
 			p = att_addlength_pointer(p, -1, p);
 			p = (char *) att_align_nominal(p, TYPALIGN_INT);
 		}
-		MemoryContextSwitchTo(build_cxt);
-		iso_history_add_list(h, pos, key, elems, n);
+		row->has_list = true;
+		row->list_len = n;
+		row->list = elems;
+	}
+}
+
+/* Add one event to the history, allocating h's arrays in build_cxt. */
+static void
+add_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext build_cxt)
+{
+	MemoryContext old;
+	IsoSlice	nil = {NULL, 0};
+	IsoSlice	value;
+
+	check_event_kind(h->workload, row);
+	value = nil;
+	if (row->op != ISO_OP_READ)
+		value = row->value;
+	else if (row->read_value.ptr != NULL)
+		value = row->read_value;
+
+	old = MemoryContextSwitchTo(build_cxt);
+	if (h->n_txns == 0 || *last_txn != row->txn_id)
+	{
+		iso_history_add_txn(h, row->txn_id, row->status, row->has_process,
+							row->has_process ? row->process : 0,
+							row->has_invoke_time ? row->invoke_time : ISO_NO_TIME,
+							row->has_complete_time ? row->complete_time : ISO_NO_TIME);
+		*last_txn = row->txn_id;
 	}
 	else
-		iso_history_add_op(h, kind, pos, key, value, NULL, -1);
-	MemoryContextSwitchTo(temp_cxt);
+	{
+		const IsoTxn *t = &h->txns[h->n_txns - 1];
+
+		if (t->status != row->status || t->has_process != row->has_process ||
+			(row->has_process && t->process != row->process) ||
+			(t->invoke_time != ISO_NO_TIME) != row->has_invoke_time ||
+			(row->has_invoke_time && t->invoke_time != row->invoke_time) ||
+			(t->complete_time != ISO_NO_TIME) != row->has_complete_time ||
+			(row->has_complete_time && t->complete_time != row->complete_time))
+			bad_event(row->txn_id, row->pos,
+					  "its process, status or times differ from the transaction's other events",
+					  "All events of one transaction must repeat the same process, status, invoke_time and complete_time.");
+	}
+	if (row->op == ISO_OP_READ && row->has_list)
+		iso_history_add_list(h, row->pos, row->key, row->list, row->list_len);
+	else
+		iso_history_add_op(h, row->op, row->pos, row->key, value, NULL, -1);
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -201,26 +207,78 @@ typedef struct EventReceiver
 	uint64		rows;
 	MemoryContext build_cxt;
 	MemoryContext batch_cxt;	/* temporaries of a batch of rows */
+	MemoryContext chunk_cxt;	/* a chunk, detoasted, while it is read */
+	int64		history_id;
+	IsoEventKey last_key;
 } EventReceiver;
 
-static bool
-event_receive(TupleTableSlot *slot, DestReceiver *self)
+static void
+receiver_tick(EventReceiver *r)
 {
-	EventReceiver *r = (EventReceiver *) self;
-	MemoryContext old;
-
-	slot_getallattrs(slot);
-	/* strings are copied into h's tables; temporaries die per batch */
-	old = MemoryContextSwitchTo(r->batch_cxt);
-	add_event_row(r->h, slot->tts_values, slot->tts_isnull, &r->last_txn,
-				  r->build_cxt);
-	MemoryContextSwitchTo(old);
 	if (++r->rows % FETCH_BATCH == 0)
 	{
 		MemoryContextReset(r->batch_cxt);
 		iso_check_memory(r->build_cxt);
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/* One iso_event row (versions before 0.5.0). */
+static bool
+event_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	EventReceiver *r = (EventReceiver *) self;
+	MemoryContext old;
+	IsoEventRow row;
+
+	slot_getallattrs(slot);
+	/* strings are copied into h's tables; temporaries die per batch */
+	old = MemoryContextSwitchTo(r->batch_cxt);
+	row_from_datums(slot->tts_values, slot->tts_isnull, &row);
+	add_event(r->h, &row, &r->last_txn, r->build_cxt);
+	MemoryContextSwitchTo(old);
+	receiver_tick(r);
+	return true;
+}
+
+/*
+ * One chunk of packed events (0.5.0), in chunk order: its events must
+ * continue the (txn_id, pos) order of the chunks before (event_store.c
+ * keeps them so; anything else is damage).
+ */
+static bool
+chunk_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	EventReceiver *r = (EventReceiver *) self;
+	MemoryContext old;
+	IsoChunkReader reader;
+	const IsoEventRow *row;
+	bool		isnull;
+	Datum		d = slot_getattr(slot, 1, &isnull);
+
+	old = MemoryContextSwitchTo(r->chunk_cxt);
+	iso_event_chunk_open(&reader, DatumGetByteaPP(d), "a chunk of iso_event");
+	while ((row = iso_event_chunk_next(&reader, "a chunk of iso_event")) != NULL)
+	{
+		IsoEventKey key = {row->txn_id, row->pos};
+
+		if (r->rows > 0 && iso_event_key_cmp(key, r->last_key) <= 0)
+		{
+			error_context_stack = outer_error_context;
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the events of history %lld are damaged: (txn_id %lld, pos %d) follows (txn_id %lld, pos %d)",
+							(long long) r->history_id, (long long) key.txn_id, key.pos,
+							(long long) r->last_key.txn_id, r->last_key.pos),
+					 errdetail("A history's chunks in iso_event_chunk hold its events in (txn_id, pos) order, each once."),
+					 errhint("Delete the history (iso_delete_history) and load it again.")));
+		}
+		r->last_key = key;
+		add_event(r->h, row, &r->last_txn, r->build_cxt);
+		receiver_tick(r);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(r->chunk_cxt);
 	return true;
 }
 
@@ -258,13 +316,14 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	int			guc_level;
 	int			ret;
 	char	   *sql;
+	bool		packed = iso_events_packed();
 
 	old = MemoryContextSwitchTo(build_cxt);
 	iso_history_init(h, workload);
 	MemoryContextSwitchTo(old);
 
 	memset(&receiver, 0, sizeof(receiver));
-	receiver.pub.receiveSlot = event_receive;
+	receiver.pub.receiveSlot = packed ? chunk_receive : event_receive;
 	receiver.pub.rStartup = event_startup;
 	receiver.pub.rShutdown = event_shutdown;
 	receiver.pub.rDestroy = event_destroy;
@@ -273,6 +332,9 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	receiver.build_cxt = build_cxt;
 	receiver.batch_cxt = AllocSetContextCreate(build_cxt, "isograph read batch",
 											   ALLOCSET_DEFAULT_SIZES);
+	receiver.chunk_cxt = AllocSetContextCreate(build_cxt, "isograph read chunk",
+											   ALLOCSET_DEFAULT_SIZES);
+	receiver.history_id = history_id;
 
 	memset(&options, 0, sizeof(options));
 	options.read_only = true;
@@ -286,11 +348,17 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 							 GUC_ACTION_SAVE, true, 0, false);
 
 	SPI_connect();
-	sql = psprintf("SELECT txn_id, process, status, invoke_time, complete_time, pos, "
-				   "op, key, value, read_value, read_list FROM %s "
-				   "WHERE history_id OPERATOR(pg_catalog.=) '%lld'::pg_catalog.int8 "
-				   "ORDER BY txn_id, pos",
-				   iso_qualified_table_name(ISO_TABLE_EVENT), (long long) history_id);
+	if (packed)
+		sql = psprintf("SELECT data FROM %s "
+					   "WHERE history_id OPERATOR(pg_catalog.=) '%lld'::pg_catalog.int8 "
+					   "ORDER BY chunk",
+					   iso_qualified_table_name(ISO_TABLE_EVENT_CHUNK), (long long) history_id);
+	else
+		sql = psprintf("SELECT txn_id, process, status, invoke_time, complete_time, pos, "
+					   "op, key, value, read_value, read_list FROM %s "
+					   "WHERE history_id OPERATOR(pg_catalog.=) '%lld'::pg_catalog.int8 "
+					   "ORDER BY txn_id, pos",
+					   iso_qualified_table_name(ISO_TABLE_EVENT), (long long) history_id);
 	ret = SPI_execute_extended(sql, &options);
 	/* with a DestReceiver of ours, SPI reports a SELECT as SPI_OK_UTILITY */
 	if (ret < 0)
@@ -298,6 +366,7 @@ iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
 	MemoryContextDelete(receiver.batch_cxt);
+	MemoryContextDelete(receiver.chunk_cxt);
 	old = MemoryContextSwitchTo(build_cxt);
 	iso_history_end_input(h);
 	MemoryContextSwitchTo(old);

@@ -29,16 +29,20 @@ iso_alloc0(size_t size)
 	return palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
+/* NULL grows from nothing, as realloc does (the standalone host's) */
 void *
 iso_realloc(void *ptr, size_t size)
 {
+	if (ptr == NULL)
+		return iso_alloc(size);
 	return repalloc_huge(ptr, size);
 }
 
 void
 iso_free(void *ptr)
 {
-	pfree(ptr);
+	if (ptr != NULL)
+		pfree(ptr);
 }
 
 bool

@@ -720,6 +720,17 @@ outdate_image(int64 history_id)
 	known_cid = GetCurrentCommandId(false);
 }
 
+/*
+ * A writer that bypasses the triggers (the packed events, event_store.c)
+ * is about to change history_id's events: the same as the row triggers.
+ */
+void
+iso_image_events_written(int64 history_id)
+{
+	if (has_image(history_id))
+		outdate_image(history_id);
+}
+
 /* The row's history_id; false if it has none (NULL, or no such column). */
 static bool
 tuple_history_id(TriggerData *trigdata, HeapTuple tuple, int64 *history_id)
@@ -756,7 +767,8 @@ iso_event_changed(PG_FUNCTION_ARGS)
 				 errmsg("iso_event_changed() must be called as a trigger")));
 
 	/* it reads history_id as iso_event's first column */
-	if (RelationGetRelid(trigdata->tg_relation) != iso_table_oid(ISO_TABLE_EVENT))
+	if (RelationGetRelid(trigdata->tg_relation) !=
+		iso_table_oid(iso_events_packed() ? ISO_TABLE_EVENT_CHUNK : ISO_TABLE_EVENT))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("iso_event_changed() fires only on iso_event, not on \"%s\"",

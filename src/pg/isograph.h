@@ -31,7 +31,8 @@ typedef enum IsoTable
 	ISO_TABLE_EVENT,
 	ISO_TABLE_VERSION,
 	ISO_TABLE_EDGE,
-	ISO_TABLE_IMAGE
+	ISO_TABLE_IMAGE,
+	ISO_TABLE_EVENT_CHUNK		/* 0.5.0: where iso_event's rows are stored, packed */
 } IsoTable;
 
 extern Oid	iso_table_oid(IsoTable table);
@@ -115,6 +116,23 @@ typedef struct IsoTableWriter
 extern void iso_writer_open(IsoTableWriter *writer, IsoTable table);
 extern void iso_writer_put(IsoTableWriter *writer, Datum *values, bool *nulls);
 extern void iso_writer_close(IsoTableWriter *writer);
+
+/*
+ * Events packed into iso_event_chunk (event_store.c), since 0.5.0; under
+ * older versions of the extension they are rows of iso_event(_data).
+ */
+struct IsoEventRow;
+struct IsoChunkReader;
+typedef struct IsoEventStore IsoEventStore;
+extern bool iso_events_packed(void);
+extern IsoEventStore *iso_event_store_open(void);
+extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
+								const struct IsoEventRow *row);
+extern void iso_event_store_close(IsoEventStore *st);
+extern void iso_event_chunk_open(struct IsoChunkReader *r, bytea *data, const char *what);
+extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, const char *what);
+/* a history's events are about to change: outdate its image (image_store.c) */
+extern void iso_image_events_written(int64 history_id);
 
 /* Turn a parser error into ereport(ERROR) (load.c). */
 extern void iso_report_parse_error(const IsoParseError *err, const char *what) pg_attribute_noreturn();

@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "history_edn.h"
+#include "event_chunk.h"
 #include "isograph.h"
 #include "wal.h"
 
@@ -221,6 +222,30 @@ event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
 	}
 }
 
+/* Micro-op i of txn as an event to pack (0.5.0): no Datums at all. */
+static void
+event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
+{
+	const EdnOp *op = &txn->ops[i];
+
+	row->txn_id = txn->txn_id;
+	row->process = txn->process;
+	row->invoke_time = txn->invoke_time;
+	row->complete_time = txn->complete_time;
+	row->has_process = txn->has_process;
+	row->has_invoke_time = txn->has_invoke_time;
+	row->has_complete_time = txn->has_complete_time;
+	row->status = txn->status;
+	row->pos = i;
+	row->op = op->op;
+	row->key = op->key;
+	row->value = op->value;
+	row->read_value = op->read_value;
+	row->has_list = op->list_len >= 0;
+	row->list_len = Max(op->list_len, 0);
+	row->list = op->list;
+}
+
 struct EdnHistory
 {
 	IsoEdnHistory eh;			/* history_edn.c */
@@ -275,7 +300,8 @@ typedef struct LoadState
 	MemoryContext row_context;	/* reset after every transaction */
 	Tuplestorestate *tupstore;	/* iso_parse_jepsen */
 	TupleDesc	tupdesc;
-	IsoTableWriter writer;		/* iso_load_jepsen */
+	IsoTableWriter writer;		/* iso_load_jepsen, versions before 0.5.0 */
+	IsoEventStore *store;		/* iso_load_jepsen, 0.5.0: packed events */
 	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
 } LoadState;
 
@@ -312,6 +338,14 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	CHECK_FOR_INTERRUPTS();
 	for (i = 0; i < txn->n_ops; i++)
 	{
+		if (state->store != NULL)
+		{
+			IsoEventRow row;
+
+			event_of_txn(txn, i, &row);
+			iso_event_store_add(state->store, state->history_id, &row);
+			continue;
+		}
 		event_row(txn, i, state->history_id, &state->texts, values, nulls);
 		iso_writer_put(&state->writer, values, nulls);
 	}
@@ -459,7 +493,10 @@ jepsen_load_begin(JepsenLoad *load, const char *name, IsoWorkload expected,
 	state->row_context = AllocSetContextCreate(CurrentMemoryContext,
 											   "isograph load rows",
 											   ALLOCSET_DEFAULT_SIZES);
-	iso_writer_open(&state->writer, ISO_TABLE_EVENT);
+	if (iso_events_packed())
+		state->store = iso_event_store_open();
+	else
+		iso_writer_open(&state->writer, ISO_TABLE_EVENT);
 	/* the image is built on the way (schema 0.1.0 has no images) */
 	if (iso_table_exists(ISO_TABLE_IMAGE))
 		state->history = edn_history_begin(CurrentMemoryContext);
@@ -472,7 +509,13 @@ jepsen_load_finish(JepsenLoad *load)
 	LoadState  *state = &load->state;
 
 	report_skipped(&load->stats);
-	iso_writer_close(&state->writer);
+	if (state->store != NULL)
+	{
+		iso_event_store_close(state->store);
+		state->store = NULL;
+	}
+	else
+		iso_writer_close(&state->writer);
 	MemoryContextDelete(state->row_context);
 	state->row_context = NULL;
 

@@ -58,6 +58,12 @@ static const ColumnSpec image_columns[] = {
 	{"data", BYTEAOID}, {NULL, InvalidOid}
 };
 
+static const ColumnSpec chunk_columns[] = {
+	{"history_id", INT8OID}, {"chunk", INT4OID}, {"nrows", INT4OID},
+	{"first_txn", INT8OID}, {"first_pos", INT4OID}, {"last_txn", INT8OID},
+	{"last_pos", INT4OID}, {"data", BYTEAOID}, {NULL, InvalidOid}
+};
+
 static const ColumnSpec *
 table_columns(IsoTable table)
 {
@@ -71,6 +77,8 @@ table_columns(IsoTable table)
 			return edge_columns;
 		case ISO_TABLE_IMAGE:
 			return image_columns;
+		case ISO_TABLE_EVENT_CHUNK:
+			return chunk_columns;
 		case ISO_TABLE_HISTORY:
 			break;
 	}

@@ -48,9 +48,11 @@ iso_writer_open(IsoTableWriter *writer, IsoTable table)
 	 * has INSERT on iso_history_image or iso_edge, so that none can plant an
 	 * image or edges that disagree with its events (image_store.c).
 	 */
-	if (table == ISO_TABLE_EVENT || table == ISO_TABLE_VERSION)
+	if (table == ISO_TABLE_EVENT || table == ISO_TABLE_VERSION ||
+		table == ISO_TABLE_EVENT_CHUNK)
 	{
-		Oid			pubid = iso_table_public_oid(table);
+		Oid			pubid = iso_table_public_oid(table == ISO_TABLE_EVENT_CHUNK ?
+												 ISO_TABLE_EVENT : table);
 
 		if (!OidIsValid(pubid))
 			pubid = relid;		/* the view was dropped: the table's */

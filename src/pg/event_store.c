@@ -1,0 +1,541 @@
+/*
+ * event_store.c
+ *	  A history's events in iso_event_chunk (0.5.0): packing them as they
+ *	  are written, and unpacking them for the view iso_event.
+ *
+ * Writers (the view's INSTEAD OF trigger, iso_load_jepsen, the streaming
+ * load) hand rows to an IsoEventStore, which packs each history's rows
+ * into chunks (src/core/event_chunk.h) and writes a chunk row when one is
+ * full and when the store is closed, at the end of the statement.
+ *
+ * A history's chunks hold its events in (txn_id, pos) order, each key
+ * once, so that a check reads them in one pass and iso_event lists them in
+ * order.  The store knows the last key stored before the statement (from
+ * the history's last chunk) and compares every row with the one before:
+ * rows in order cost nothing more.  If a statement's rows of a history
+ * were not in order, closing the store reads all of the history's chunks
+ * back, sorts the events, refuses a key that occurs twice -- what the
+ * primary key of iso_event_data did until 0.4.0 -- and writes the chunks
+ * again.  That needs the history's events in memory once, which only an
+ * out-of-order load pays.
+ *
+ * The caller has checked and locked each history (event_input.c, load.c)
+ * and validated each row; the store outdates a history's image before its
+ * first chunk (image_store.c): the chunk rows are written with the bulk
+ * writer, which fires no triggers.
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "check.h"
+#include "event_chunk.h"
+#include "isograph.h"
+
+/* Columns of iso_event_chunk. */
+enum
+{
+	CHUNK_HISTORY_ID = 1,
+	CHUNK_CHUNK,
+	CHUNK_NROWS,
+	CHUNK_FIRST_TXN,
+	CHUNK_FIRST_POS,
+	CHUNK_LAST_TXN,
+	CHUNK_LAST_POS,
+	CHUNK_DATA,
+	CHUNK_NATTS = CHUNK_DATA
+};
+
+/* What the store keeps for each history written in the statement. */
+typedef struct HistoryEntry
+{
+	int64		history_id;		/* hash key */
+	int32		next_chunk;
+	bool		any;			/* a key is stored or packed: last is valid */
+	bool		unordered;		/* a row came at or below the key before it */
+	IsoEventKey last;
+	IsoChunkWriter cw;
+} HistoryEntry;
+
+struct IsoEventStore
+{
+	MemoryContext cxt;
+	HTAB	   *histories;
+	HistoryEntry *current;		/* the last row's history */
+	IsoTableWriter writer;
+	bool		writer_open;
+};
+
+/* Whether the installed extension stores events packed (0.5.0 and later). */
+bool
+iso_events_packed(void)
+{
+	return iso_table_exists(ISO_TABLE_EVENT_CHUNK);
+}
+
+IsoEventStore *
+iso_event_store_open(void)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph event store",
+											  ALLOCSET_DEFAULT_SIZES);
+	IsoEventStore *st = MemoryContextAllocZero(cxt, sizeof(IsoEventStore));
+	HASHCTL		ctl;
+
+	st->cxt = cxt;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(HistoryEntry);
+	ctl.hcxt = cxt;
+	st->histories = hash_create("isograph event store histories", 16, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	return st;
+}
+
+/* The next chunk number and the last key already stored for a history. */
+static void
+load_history_tail(HistoryEntry *e)
+{
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = Int64GetDatum(e->history_id);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT chunk, last_txn, last_pos FROM %s "
+										 "WHERE history_id OPERATOR(pg_catalog.=) $1 "
+										 "ORDER BY chunk DESC LIMIT 1",
+										 iso_qualified_table_name(ISO_TABLE_EVENT_CHUNK)),
+								1, argtypes, args, NULL, false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the history's chunks: %s", SPI_result_code_string(ret));
+	e->next_chunk = 0;
+	e->any = false;
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		HeapTuple	tup = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		e->next_chunk = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull)) + 1;
+		e->last.txn_id = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+		e->last.pos = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+		e->any = true;
+	}
+	SPI_finish();
+}
+
+static HistoryEntry *
+history_entry(IsoEventStore *st, int64 history_id)
+{
+	HistoryEntry *e;
+	bool		found;
+	MemoryContext old;
+
+	if (st->current != NULL && st->current->history_id == history_id)
+		return st->current;
+	e = hash_search(st->histories, &history_id, HASH_ENTER, &found);
+	if (!found)
+	{
+		memset((char *) e + sizeof(int64), 0, sizeof(HistoryEntry) - sizeof(int64));
+		/* its image no longer holds all its events (the header) */
+		iso_image_events_written(history_id);
+		load_history_tail(e);
+		e->unordered = false;
+		old = MemoryContextSwitchTo(st->cxt);
+		iso_chunk_writer_init(&e->cw, GetDatabaseEncoding());
+		MemoryContextSwitchTo(old);
+	}
+	st->current = e;
+	return e;
+}
+
+/* Write the packed rows of e as its next chunk. */
+static void
+flush_chunk(IsoEventStore *st, HistoryEntry *e)
+{
+	Datum		values[CHUNK_NATTS];
+	bool		nulls[CHUNK_NATTS];
+	const uint8 *data;
+	size_t		len;
+	bytea	   *b;
+
+	if (e->cw.nrows == 0)
+		return;
+	if (!st->writer_open)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+		iso_writer_open(&st->writer, ISO_TABLE_EVENT_CHUNK);
+		st->writer_open = true;
+		MemoryContextSwitchTo(old);
+	}
+	data = iso_chunk_writer_data(&e->cw, &len);
+	b = palloc(VARHDRSZ + len);
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), data, len);
+	memset(nulls, 0, sizeof(nulls));
+	values[CHUNK_HISTORY_ID - 1] = Int64GetDatum(e->history_id);
+	values[CHUNK_CHUNK - 1] = Int32GetDatum(e->next_chunk);
+	values[CHUNK_NROWS - 1] = Int32GetDatum((int32) e->cw.nrows);
+	values[CHUNK_FIRST_TXN - 1] = Int64GetDatum(e->cw.first.txn_id);
+	values[CHUNK_FIRST_POS - 1] = Int32GetDatum(e->cw.first.pos);
+	values[CHUNK_LAST_TXN - 1] = Int64GetDatum(e->cw.last.txn_id);
+	values[CHUNK_LAST_POS - 1] = Int32GetDatum(e->cw.last.pos);
+	values[CHUNK_DATA - 1] = PointerGetDatum(b);
+	iso_writer_put(&st->writer, values, nulls);
+	pfree(b);
+	if (e->next_chunk == PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("history %lld has too many chunks of events", (long long) e->history_id)));
+	e->next_chunk++;
+	iso_chunk_writer_reset(&e->cw);
+}
+
+/* Store one row of history_id (checked and locked by the caller). */
+void
+iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)
+{
+	HistoryEntry *e = history_entry(st, history_id);
+	IsoEventKey key = {row->txn_id, row->pos};
+
+	if (e->any && iso_event_key_cmp(key, e->last) <= 0)
+		e->unordered = true;
+	e->last = key;
+	e->any = true;
+	iso_chunk_writer_add(&e->cw, row);
+	if (iso_chunk_writer_full(&e->cw))
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+		flush_chunk(st, e);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * Unpacking a chunk: the strings of a chunk packed in another database
+ * encoding (a dump restored elsewhere) are converted to this one.
+ */
+static IsoSlice
+convert_slice(IsoSlice s, int from)
+{
+	char	   *c;
+	IsoSlice	r;
+
+	if (s.ptr == NULL || from == GetDatabaseEncoding())
+		return s;
+	c = (char *) pg_do_encoding_conversion((unsigned char *) s.ptr, s.len, from,
+										   GetDatabaseEncoding());
+	if (c == s.ptr)
+		return s;
+	r.ptr = c;
+	r.len = strlen(c);
+	return r;
+}
+
+/*
+ * Open a chunk for reading; what names the chunk goes into the error.
+ * Rows whose strings are in another encoding are converted by next.
+ */
+void
+iso_event_chunk_open(IsoChunkReader *r, bytea *data, const char *what)
+{
+	if (!iso_chunk_reader_init(r, VARDATA_ANY(data), VARSIZE_ANY_EXHDR(data)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s is damaged: %s", what, r->error),
+				 errhint("Delete the history (iso_delete_history) and load it again.")));
+	if (r->encoding != GetDatabaseEncoding() && !PG_VALID_BE_ENCODING(r->encoding))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s is damaged: it names no server encoding (%d)", what, r->encoding),
+				 errhint("Delete the history (iso_delete_history) and load it again.")));
+}
+
+/* The next row of an open chunk, or NULL at its end. */
+const IsoEventRow *
+iso_event_chunk_next(IsoChunkReader *r, const char *what)
+{
+	int			ret = iso_chunk_reader_next(r);
+	IsoEventRow *row = &r->row;
+	int32		i;
+
+	if (ret == 0)
+		return NULL;
+	if (ret < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s is damaged: %s", what, r->error),
+				 errhint("Delete the history (iso_delete_history) and load it again.")));
+	if (r->encoding != GetDatabaseEncoding())
+	{
+		row->key = convert_slice(row->key, r->encoding);
+		row->value = convert_slice(row->value, r->encoding);
+		row->read_value = convert_slice(row->read_value, r->encoding);
+		for (i = 0; row->has_list && i < row->list_len; i++)
+			r->list[i] = convert_slice(r->list[i], r->encoding);
+	}
+	return row;
+}
+
+/* A copy of a row whose strings live as long as the chunk it came from. */
+typedef struct SortedRow
+{
+	IsoEventRow row;
+} SortedRow;
+
+static int
+sorted_row_cmp(const void *a, const void *b)
+{
+	const IsoEventRow *x = &((const SortedRow *) a)->row;
+	const IsoEventRow *y = &((const SortedRow *) b)->row;
+	IsoEventKey kx = {x->txn_id, x->pos};
+	IsoEventKey ky = {y->txn_id, y->pos};
+
+	return iso_event_key_cmp(kx, ky);
+}
+
+/*
+ * Put a history's chunks in key order (the header): read them all, sort
+ * the events, refuse a repeated key, delete the chunks and pack again.
+ */
+static void
+rewrite_in_order(IsoEventStore *st, HistoryEntry *e)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph event sort",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1];
+	SortedRow  *rows;
+	int64		n = 0;
+	int64		cap = 1024;
+	int64		i;
+	uint64		c;
+	int			ret;
+	IsoOwnerSwitch sw;
+
+	/* the chunks this statement wrote are visible from here on */
+	CommandCounterIncrement();
+	args[0] = Int64GetDatum(e->history_id);
+	rows = palloc_extended(sizeof(SortedRow) * cap, MCXT_ALLOC_HUGE);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("SELECT data FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 ORDER BY chunk",
+										 iso_qualified_table_name(ISO_TABLE_EVENT_CHUNK)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the history's chunks: %s", SPI_result_code_string(ret));
+	for (c = 0; c < SPI_processed; c++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[c], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext spi = MemoryContextSwitchTo(cxt);
+		bytea	   *data = (bytea *) PG_DETOAST_DATUM_COPY(d);
+		IsoChunkReader r;
+		const IsoEventRow *row;
+
+		iso_event_chunk_open(&r, data, "a chunk of iso_event");
+		while ((row = iso_event_chunk_next(&r, "a chunk of iso_event")) != NULL)
+		{
+			IsoSlice   *list = NULL;
+
+			if (n == cap)
+			{
+				cap *= 2;
+				rows = repalloc_huge(rows, sizeof(SortedRow) * cap);
+			}
+			if (row->has_list && row->list_len > 0)
+			{
+				list = palloc(sizeof(IsoSlice) * row->list_len);
+				memcpy(list, row->list, sizeof(IsoSlice) * row->list_len);
+			}
+			rows[n].row = *row;
+			rows[n].row.list = list;
+			n++;
+			if (n % 65536 == 0)
+			{
+				iso_check_memory(cxt);
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+
+	qsort(rows, n, sizeof(SortedRow), sorted_row_cmp);
+	for (i = 1; i < n; i++)
+	{
+		if (sorted_row_cmp(&rows[i - 1], &rows[i]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("duplicate key value violates unique constraint \"iso_event_pkey\""),
+					 errdetail("Key (history_id, txn_id, pos)=(%lld, %lld, %d) already exists.",
+							   (long long) e->history_id, (long long) rows[i].row.txn_id,
+							   rows[i].row.pos),
+					 errhint("Each micro-operation of a history has its own (txn_id, pos).")));
+	}
+
+	/* roles have no DELETE on the table (catalog.c, iso_owner_begin) */
+	iso_owner_begin(&sw);
+	SPI_connect();
+	ret = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1",
+										 iso_qualified_table_name(ISO_TABLE_EVENT_CHUNK)),
+								1, argtypes, args, NULL, false, 0);
+	if (ret != SPI_OK_DELETE)
+		elog(ERROR, "could not delete the history's chunks: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	iso_owner_end(&sw);
+	CommandCounterIncrement();
+
+	e->next_chunk = 0;
+	iso_chunk_writer_reset(&e->cw);
+	for (i = 0; i < n; i++)
+	{
+		iso_chunk_writer_add(&e->cw, &rows[i].row);
+		if (iso_chunk_writer_full(&e->cw))
+			flush_chunk(st, e);
+		if (i % 65536 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	flush_chunk(st, e);
+	e->unordered = false;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
+ * The statement's rows are all given: write the last chunks, put the
+ * histories written out of order in order, and free the store.
+ */
+void
+iso_event_store_close(IsoEventStore *st)
+{
+	HASH_SEQ_STATUS seq;
+	HistoryEntry *e;
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+	hash_seq_init(&seq, st->histories);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		flush_chunk(st, e);
+	if (st->writer_open)
+	{
+		iso_writer_close(&st->writer);
+		st->writer_open = false;
+	}
+	hash_seq_init(&seq, st->histories);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (!e->unordered)
+			continue;
+		rewrite_in_order(st, e);
+		if (st->writer_open)
+		{
+			iso_writer_close(&st->writer);
+			st->writer_open = false;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(st->cxt);
+}
+
+/*
+ * iso_event_rows(data bytea) returns setof the columns of iso_event but
+ * history_id: the events packed in one chunk, for the view iso_event.
+ */
+PG_FUNCTION_INFO_V1(iso_event_rows);
+
+typedef struct RowsState
+{
+	IsoChunkReader reader;
+	Datum		status[3];
+	Datum		op[3];
+} RowsState;
+
+static Datum
+slice_text(IsoSlice s)
+{
+	return PointerGetDatum(cstring_to_text_with_len(s.ptr, s.len));
+}
+
+Datum
+iso_event_rows(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *fctx;
+	RowsState  *rs;
+	const IsoEventRow *row;
+	Datum		values[EVENT_NATTS - 1];
+	bool		nulls[EVENT_NATTS - 1];
+	int			i;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext old;
+		TupleDesc	desc;
+
+		fctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(fctx->multi_call_memory_ctx);
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "iso_event_rows must return a composite type");
+		fctx->tuple_desc = BlessTupleDesc(desc);
+		rs = palloc0(sizeof(RowsState));
+		iso_event_chunk_open(&rs->reader, PG_GETARG_BYTEA_PP(0), "a chunk of iso_event");
+		for (i = 0; i < 3; i++)
+		{
+			rs->status[i] = CStringGetTextDatum(iso_status_name((IsoStatus) i));
+			rs->op[i] = CStringGetTextDatum(iso_op_name((IsoOpKind) i));
+		}
+		fctx->user_fctx = rs;
+		MemoryContextSwitchTo(old);
+	}
+	fctx = SRF_PERCALL_SETUP();
+	rs = fctx->user_fctx;
+	{
+		/* the reader's list buffer must outlive this call */
+		MemoryContext old = MemoryContextSwitchTo(fctx->multi_call_memory_ctx);
+
+		row = iso_event_chunk_next(&rs->reader, "a chunk of iso_event");
+		MemoryContextSwitchTo(old);
+	}
+	if (row == NULL)
+		SRF_RETURN_DONE(fctx);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[EVENT_TXN_ID - 2] = Int64GetDatum(row->txn_id);
+	values[EVENT_PROCESS - 2] = Int64GetDatum(row->process);
+	nulls[EVENT_PROCESS - 2] = !row->has_process;
+	values[EVENT_STATUS - 2] = rs->status[row->status];
+	values[EVENT_INVOKE_TIME - 2] = Int64GetDatum(row->invoke_time);
+	nulls[EVENT_INVOKE_TIME - 2] = !row->has_invoke_time;
+	values[EVENT_COMPLETE_TIME - 2] = Int64GetDatum(row->complete_time);
+	nulls[EVENT_COMPLETE_TIME - 2] = !row->has_complete_time;
+	values[EVENT_POS - 2] = Int32GetDatum(row->pos);
+	values[EVENT_OP - 2] = rs->op[row->op];
+	values[EVENT_KEY - 2] = slice_text(row->key);
+	nulls[EVENT_VALUE - 2] = row->value.ptr == NULL;
+	if (row->value.ptr != NULL)
+		values[EVENT_VALUE - 2] = slice_text(row->value);
+	nulls[EVENT_READ_VALUE - 2] = row->read_value.ptr == NULL;
+	if (row->read_value.ptr != NULL)
+		values[EVENT_READ_VALUE - 2] = slice_text(row->read_value);
+	nulls[EVENT_READ_LIST - 2] = !row->has_list;
+	if (row->has_list)
+	{
+		Datum	   *elems = palloc(sizeof(Datum) * Max(row->list_len, 1));
+
+		for (i = 0; i < row->list_len; i++)
+			elems[i] = slice_text(row->list[i]);
+		values[EVENT_READ_LIST - 2] =
+			PointerGetDatum(construct_array(elems, row->list_len, TEXTOID, -1, false, TYPALIGN_INT));
+	}
+	SRF_RETURN_NEXT(fctx, HeapTupleGetDatum(heap_form_tuple(fctx->tuple_desc, values, nulls)));
+}
