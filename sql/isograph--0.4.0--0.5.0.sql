@@ -53,7 +53,9 @@ COMMENT ON FUNCTION @extschema@.iso_event_rows(bytea) IS
 
 CREATE VIEW @extschema@.iso_event WITH (security_invoker = true) AS
 	SELECT c.history_id, e.txn_id, e.process, e.status, e.invoke_time,
-		   e.complete_time, e.pos, e.op, e.key, e.value, e.read_value, e.read_list
+		   e.complete_time, e.pos, e.op, e.key COLLATE "C" AS key,
+		   e.value COLLATE "C" AS value, e.read_value COLLATE "C" AS read_value,
+		   e.read_list COLLATE "C" AS read_list
 	  FROM @extschema@.iso_event_chunk c
 	 CROSS JOIN LATERAL @extschema@.iso_event_rows(c.data) e;
 COMMENT ON VIEW @extschema@.iso_event IS 'one row per micro-operation of a history (COPY or INSERT here)';
@@ -66,6 +68,20 @@ CREATE TRIGGER iso_event_input INSTEAD OF INSERT ON @extschema@.iso_event
 CREATE TRIGGER iso_event_input_end AFTER INSERT ON @extschema@.iso_event
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
 
+-- UPDATE and DELETE of events, for the roles granted them (by default the
+-- owner and superusers; roles delete whole histories): the history's
+-- chunks are written again when the statement ends (event_store.c).
+CREATE FUNCTION @extschema@.iso_event_change_row()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'iso_event_change_row'
+LANGUAGE C;
+COMMENT ON FUNCTION @extschema@.iso_event_change_row() IS
+'trigger: update or delete an event of iso_event in its packed chunks';
+CREATE TRIGGER iso_event_change INSTEAD OF UPDATE OR DELETE ON @extschema@.iso_event
+	FOR EACH ROW EXECUTE FUNCTION @extschema@.iso_event_change_row();
+CREATE TRIGGER iso_event_change_end AFTER UPDATE OR DELETE ON @extschema@.iso_event
+	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
+
 -- Move the events, in key order, through the view's trigger, which packs
 -- them (the upgrading superuser sees every history).  The histories' images
 -- stay valid: their events do not change.
@@ -75,6 +91,7 @@ SELECT history_id, txn_id, process, status, invoke_time, complete_time, pos,
   FROM @extschema@.iso_event_data
  ORDER BY history_id, txn_id, pos;
 
+ALTER EXTENSION isograph DROP TABLE @extschema@.iso_event_data;	-- and from pg_dump's list
 DROP TABLE @extschema@.iso_event_data;
 CREATE TRIGGER iso_event_inserted AFTER INSERT ON @extschema@.iso_event_chunk
 	FOR EACH ROW WHEN (@extschema@.iso_history_has_image(NEW.history_id))

@@ -95,9 +95,9 @@ CREATE INDEX iso_edge_to_idx ON @extschema@.iso_edge (history_id, to_txn);
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_history_history_id_seq', '');
-SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_event_chunk', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_version_data', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_edge', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.iso_event_chunk', '');
 
 ------------------------------------------------------------------------------
 -- Privileges: every role may load and check histories, and sees only the
@@ -163,7 +163,9 @@ COMMENT ON FUNCTION @extschema@.iso_event_rows(bytea) IS
 
 CREATE VIEW @extschema@.iso_event WITH (security_invoker = true) AS
 	SELECT c.history_id, e.txn_id, e.process, e.status, e.invoke_time,
-		   e.complete_time, e.pos, e.op, e.key, e.value, e.read_value, e.read_list
+		   e.complete_time, e.pos, e.op, e.key COLLATE "C" AS key,
+		   e.value COLLATE "C" AS value, e.read_value COLLATE "C" AS read_value,
+		   e.read_list COLLATE "C" AS read_list
 	  FROM @extschema@.iso_event_chunk c
 	 CROSS JOIN LATERAL @extschema@.iso_event_rows(c.data) e;
 COMMENT ON VIEW @extschema@.iso_event IS 'one row per micro-operation of a history (COPY or INSERT here)';
@@ -199,6 +201,20 @@ COMMENT ON FUNCTION @extschema@.iso_input_end() IS
 CREATE TRIGGER iso_event_input INSTEAD OF INSERT ON @extschema@.iso_event
 	FOR EACH ROW EXECUTE FUNCTION @extschema@.iso_input_row();
 CREATE TRIGGER iso_event_input_end AFTER INSERT ON @extschema@.iso_event
+	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
+
+-- UPDATE and DELETE of events, for the roles granted them (by default the
+-- owner and superusers; roles delete whole histories): the history's
+-- chunks are written again when the statement ends (event_store.c).
+CREATE FUNCTION @extschema@.iso_event_change_row()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'iso_event_change_row'
+LANGUAGE C;
+COMMENT ON FUNCTION @extschema@.iso_event_change_row() IS
+'trigger: update or delete an event of iso_event in its packed chunks';
+CREATE TRIGGER iso_event_change INSTEAD OF UPDATE OR DELETE ON @extschema@.iso_event
+	FOR EACH ROW EXECUTE FUNCTION @extschema@.iso_event_change_row();
+CREATE TRIGGER iso_event_change_end AFTER UPDATE OR DELETE ON @extschema@.iso_event
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
 CREATE TRIGGER iso_version_input INSTEAD OF INSERT ON @extschema@.iso_version
 	FOR EACH ROW EXECUTE FUNCTION @extschema@.iso_input_row();

@@ -56,6 +56,7 @@
 
 PG_FUNCTION_INFO_V1(iso_input_row);
 PG_FUNCTION_INFO_V1(iso_input_end);
+PG_FUNCTION_INFO_V1(iso_event_change_row);
 
 #define INPUT_MAX_COLS 16
 
@@ -483,32 +484,14 @@ insert_row(InputState *st, Datum *values, bool *nulls)
 }
 
 /*
- * INSTEAD OF INSERT row trigger on iso_event and iso_version.
+ * The state of the statement writing into view (iso_event or iso_version),
+ * opened by its first row.
  */
-Datum
-iso_input_row(PG_FUNCTION_ARGS)
+static InputState *
+statement_state(Relation view)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	Relation	view;
 	IsoTable	table;
 	InputState *st;
-	Datum		values[INPUT_MAX_COLS];
-	bool		nulls[INPUT_MAX_COLS];
-	TupleDesc	vdesc;
-	/* the stored row; a packed one has no slot but counts too */
-	TupleTableSlot *volatile slot = NULL;
-	volatile bool stored = true;
-	ResourceOwner save_owner = CurrentResourceOwner;
-	int			i;
-
-	if (!CALLED_AS_TRIGGER(fcinfo) ||
-		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
-		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("iso_input_row() must be an INSTEAD OF INSERT row trigger")));
-	view = trigdata->tg_relation;
 
 	/*
 	 * Which view: a statement's first row looks it up in the catalogs (a
@@ -547,12 +530,20 @@ iso_input_row(PG_FUNCTION_ARGS)
 	}
 	if (st == NULL)
 		states[state_slot(table)] = st = state_open(table, view);
+	return st;
+}
 
-	/*
-	 * The row's columns in one pass: heap_getattr per column walks the
-	 * tuple from its start again after every NULL.
-	 */
-	vdesc = RelationGetDescr(view);
+/*
+ * A row of the view as our columns.  The row's columns in one pass:
+ * heap_getattr per column walks the tuple from its start again after
+ * every NULL.
+ */
+static void
+row_columns(InputState *st, Relation view, HeapTuple tuple, Datum *values, bool *nulls)
+{
+	TupleDesc	vdesc = RelationGetDescr(view);
+	int			i;
+
 	if (vdesc->natts > st->view_natts)
 	{
 		/* cannot happen while the statement holds the view; cheap anyway */
@@ -560,7 +551,7 @@ iso_input_row(PG_FUNCTION_ARGS)
 		st->view_nulls = repalloc(st->view_nulls, sizeof(bool) * vdesc->natts);
 		st->view_natts = vdesc->natts;
 	}
-	heap_deform_tuple(trigdata->tg_trigtuple, vdesc, st->view_values, st->view_nulls);
+	heap_deform_tuple(tuple, vdesc, st->view_values, st->view_nulls);
 	for (i = 0; i < st->ncols; i++)
 	{
 		AttrNumber	a = st->view_att[i];
@@ -576,11 +567,37 @@ iso_input_row(PG_FUNCTION_ARGS)
 			nulls[i] = st->view_nulls[a - 1];
 		}
 	}
+}
+
+/*
+ * INSTEAD OF INSERT row trigger on iso_event and iso_version.
+ */
+Datum
+iso_input_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	view;
+	InputState *st;
+	Datum		values[INPUT_MAX_COLS];
+	bool		nulls[INPUT_MAX_COLS];
+	volatile bool stored = true;
+	ResourceOwner save_owner = CurrentResourceOwner;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_input_row() must be an INSTEAD OF INSERT row trigger")));
+	view = trigdata->tg_relation;
+	st = statement_state(view);
+	row_columns(st, view, trigdata->tg_trigtuple, values, nulls);
 
 	/*
 	 * Everything the row takes that outlives it (the bulk-insert state's
-	 * pinned buffer, slots of BEFORE triggers) is held by the state's
-	 * resource owner, which state_close releases.
+	 * pinned buffer, slots of BEFORE triggers, the chunk writer) is held by
+	 * the state's resource owner, which state_close releases.
 	 */
 	st->busy = true;
 	CurrentResourceOwner = st->owner;
@@ -593,10 +610,7 @@ iso_input_row(PG_FUNCTION_ARGS)
 		if (st->store != NULL)
 			pack_event(st, values, nulls);
 		else
-		{
-			slot = insert_row(st, values, nulls);
-			stored = slot != NULL;
-		}
+			stored = insert_row(st, values, nulls) != NULL;
 	}
 	PG_FINALLY();
 	{
@@ -622,8 +636,71 @@ iso_input_row(PG_FUNCTION_ARGS)
 }
 
 /*
- * AFTER INSERT statement trigger on iso_event and iso_version: the
- * statement's rows are stored; release what it kept.
+ * INSTEAD OF UPDATE or DELETE row trigger on iso_event (0.5.0): the old
+ * row's event is deleted and, for UPDATE, the new row packed; the store
+ * writes the history's chunks again when the statement ends.  Only roles
+ * granted UPDATE or DELETE on iso_event get here (by default the owner
+ * and superusers: roles delete whole histories, iso_delete_history).
+ */
+Datum
+iso_event_change_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	view;
+	InputState *st;
+	Datum		values[INPUT_MAX_COLS];
+	bool		nulls[INPUT_MAX_COLS];
+	bool		update;
+	ResourceOwner save_owner = CurrentResourceOwner;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
+		!(TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ||
+		  TRIGGER_FIRED_BY_DELETE(trigdata->tg_event)) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_change_row() must be an INSTEAD OF UPDATE or DELETE row trigger")));
+	update = TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event);
+	view = trigdata->tg_relation;
+	st = statement_state(view);
+	if (st->store == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_event_change_row() fires only on iso_event, whose events are packed")));
+	row_columns(st, view, trigdata->tg_trigtuple, values, nulls);
+
+	st->busy = true;
+	CurrentResourceOwner = st->owner;
+	PG_TRY();
+	{
+		/* a row read from the view has its keys */
+		check_history(st, DatumGetInt64(values[EVENT_HISTORY_ID - 1]));
+		iso_event_store_delete(st->store, DatumGetInt64(values[EVENT_HISTORY_ID - 1]),
+							   DatumGetInt64(values[EVENT_TXN_ID - 1]),
+							   DatumGetInt32(values[EVENT_POS - 1]));
+		if (update)
+		{
+			row_columns(st, view, trigdata->tg_newtuple, values, nulls);
+			if (!nulls[0])
+				check_history(st, DatumGetInt64(values[0]));
+			pack_event(st, values, nulls);
+		}
+	}
+	PG_FINALLY();
+	{
+		CurrentResourceOwner = save_owner;
+		st->busy = false;
+	}
+	PG_END_TRY();
+
+	return PointerGetDatum(heap_copytuple(update ? trigdata->tg_newtuple : trigdata->tg_trigtuple));
+}
+
+/*
+ * AFTER INSERT (and, on iso_event, UPDATE or DELETE) statement trigger on
+ * iso_event and iso_version: the statement's rows are stored; release what
+ * it kept.
  */
 Datum
 iso_input_end(PG_FUNCTION_ARGS)

@@ -60,6 +60,8 @@ typedef struct HistoryEntry
 {
 	int64		history_id;		/* hash key */
 	int32		next_chunk;
+	int32		first_new_chunk;	/* the statement's first: older ones were there */
+	HTAB	   *deleted;		/* keys deleted from the older chunks, or NULL */
 	bool		any;			/* a key is stored or packed: last is valid */
 	bool		unordered;		/* a row came at or below the key before it */
 	IsoEventKey last;
@@ -100,6 +102,23 @@ iso_event_store_open(void)
 	return st;
 }
 
+/*
+ * The bulk writer into iso_event_chunk, opened before anything is read from
+ * the table: it refuses a layout it cannot fill with a clear error.
+ */
+static void
+open_writer(IsoEventStore *st)
+{
+	MemoryContext old;
+
+	if (st->writer_open)
+		return;
+	old = MemoryContextSwitchTo(st->cxt);
+	iso_writer_open(&st->writer, ISO_TABLE_EVENT_CHUNK);
+	st->writer_open = true;
+	MemoryContextSwitchTo(old);
+}
+
 /* The next chunk number and the last key already stored for a history. */
 static void
 load_history_tail(HistoryEntry *e)
@@ -126,6 +145,7 @@ load_history_tail(HistoryEntry *e)
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 
 		e->next_chunk = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull)) + 1;
+		e->first_new_chunk = e->next_chunk;
 		e->last.txn_id = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
 		e->last.pos = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
 		e->any = true;
@@ -148,6 +168,7 @@ history_entry(IsoEventStore *st, int64 history_id)
 		memset((char *) e + sizeof(int64), 0, sizeof(HistoryEntry) - sizeof(int64));
 		/* its image no longer holds all its events (the header) */
 		iso_image_events_written(history_id);
+		open_writer(st);
 		load_history_tail(e);
 		e->unordered = false;
 		old = MemoryContextSwitchTo(st->cxt);
@@ -170,14 +191,7 @@ flush_chunk(IsoEventStore *st, HistoryEntry *e)
 
 	if (e->cw.nrows == 0)
 		return;
-	if (!st->writer_open)
-	{
-		MemoryContext old = MemoryContextSwitchTo(st->cxt);
-
-		iso_writer_open(&st->writer, ISO_TABLE_EVENT_CHUNK);
-		st->writer_open = true;
-		MemoryContextSwitchTo(old);
-	}
+	open_writer(st);
 	data = iso_chunk_writer_data(&e->cw, &len);
 	b = palloc(VARHDRSZ + len);
 	SET_VARSIZE(b, VARHDRSZ + len);
@@ -220,6 +234,48 @@ iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)
 		flush_chunk(st, e);
 		MemoryContextSwitchTo(old);
 	}
+}
+
+/*
+ * Delete the event (txn_id, pos) of history_id that was stored before the
+ * statement (an UPDATE or DELETE on iso_event; event_input.c): closing the
+ * store writes the history's chunks again without it.
+ */
+void
+iso_event_store_delete(IsoEventStore *st, int64 history_id, int64 txn_id, int32 pos)
+{
+	HistoryEntry *e = history_entry(st, history_id);
+	IsoEventKey key;
+
+	if (e->deleted == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(IsoEventKey);
+		ctl.entrysize = sizeof(IsoEventKey);
+		ctl.hcxt = st->cxt;
+		e->deleted = hash_create("isograph deleted events", 64, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));	/* the padding is part of the hash key */
+	key.txn_id = txn_id;
+	key.pos = pos;
+	(void) hash_search(e->deleted, &key, HASH_ENTER, NULL);
+	e->unordered = true;		/* the chunks are written again */
+}
+
+static bool
+was_deleted(const HistoryEntry *e, int32 chunk, const IsoEventRow *row)
+{
+	IsoEventKey key;
+
+	if (e->deleted == NULL || chunk >= e->first_new_chunk)
+		return false;
+	memset(&key, 0, sizeof(key));
+	key.txn_id = row->txn_id;
+	key.pos = row->pos;
+	return hash_search(e->deleted, &key, HASH_FIND, NULL) != NULL;
 }
 
 /*
@@ -306,8 +362,9 @@ sorted_row_cmp(const void *a, const void *b)
 }
 
 /*
- * Put a history's chunks in key order (the header): read them all, sort
- * the events, refuse a repeated key, delete the chunks and pack again.
+ * Put a history's chunks in key order (the header): read them all but the
+ * deleted events, sort them, refuse a repeated key, delete the chunks and
+ * pack again.
  */
 static void
 rewrite_in_order(IsoEventStore *st, HistoryEntry *e)
@@ -330,7 +387,7 @@ rewrite_in_order(IsoEventStore *st, HistoryEntry *e)
 	args[0] = Int64GetDatum(e->history_id);
 	rows = palloc_extended(sizeof(SortedRow) * cap, MCXT_ALLOC_HUGE);
 	SPI_connect();
-	ret = SPI_execute_with_args(psprintf("SELECT data FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 ORDER BY chunk",
+	ret = SPI_execute_with_args(psprintf("SELECT chunk, data FROM %s WHERE history_id OPERATOR(pg_catalog.=) $1 ORDER BY chunk",
 										 iso_qualified_table_name(ISO_TABLE_EVENT_CHUNK)),
 								1, argtypes, args, NULL, false, 0);
 	if (ret != SPI_OK_SELECT)
@@ -338,7 +395,8 @@ rewrite_in_order(IsoEventStore *st, HistoryEntry *e)
 	for (c = 0; c < SPI_processed; c++)
 	{
 		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[c], SPI_tuptable->tupdesc, 1, &isnull);
+		int32		chunk = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[c], SPI_tuptable->tupdesc, 1, &isnull));
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[c], SPI_tuptable->tupdesc, 2, &isnull);
 		MemoryContext spi = MemoryContextSwitchTo(cxt);
 		bytea	   *data = (bytea *) PG_DETOAST_DATUM_COPY(d);
 		IsoChunkReader r;
@@ -349,6 +407,8 @@ rewrite_in_order(IsoEventStore *st, HistoryEntry *e)
 		{
 			IsoSlice   *list = NULL;
 
+			if (was_deleted(e, chunk, row))
+				continue;
 			if (n == cap)
 			{
 				cap *= 2;

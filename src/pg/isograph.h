@@ -128,6 +128,8 @@ extern bool iso_events_packed(void);
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);
+extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
+								   int64 txn_id, int32 pos);
 extern void iso_event_store_close(IsoEventStore *st);
 extern void iso_event_chunk_open(struct IsoChunkReader *r, bytea *data, const char *what);
 extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, const char *what);

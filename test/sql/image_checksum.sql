@@ -16,7 +16,7 @@ ALTER TABLE iso_history ALTER COLUMN history_id RESTART WITH 3000;
 -- image does not scan it, one that reads the events does.
 CREATE FUNCTION pg_temp.event_scans() RETURNS bigint LANGUAGE sql AS $$
   SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
-   WHERE relid = 'iso_event_data'::regclass $$;
+   WHERE relid = 'iso_event_chunk'::regclass $$;
 -- Every level's verdict and every anomaly of history h, as one text.
 CREATE FUNCTION pg_temp.verdicts(h bigint) RETURNS text LANGUAGE sql AS $$
   SELECT string_agg(level || '=' || holds || '/' || violations, ' ' ORDER BY level)

@@ -9,9 +9,10 @@
 -- history_id, so one history is one partition key.
 SET client_min_messages = warning;
 
-SELECT relkind FROM pg_class WHERE oid = 'iso_event_data'::regclass;
+SELECT relkind FROM pg_class WHERE oid = 'iso_event_chunk'::regclass;
 
-CREATE TABLE part_archive (LIKE iso_event_data INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
+-- (one row per event, as the view iso_event shows them)
+CREATE TABLE part_archive (LIKE iso_event)
 	PARTITION BY HASH (history_id);
 CREATE TABLE part_archive_0 PARTITION OF part_archive FOR VALUES WITH (MODULUS 2, REMAINDER 0);
 CREATE TABLE part_archive_1 PARTITION OF part_archive FOR VALUES WITH (MODULUS 2, REMAINDER 1);

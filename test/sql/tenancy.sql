@@ -97,7 +97,7 @@ SELECT iso_delete_history(:alice_noid) AS deleted;
 ------------------------------------------------------------------------------
 SET ROLE regress_iso_bob;
 SELECT (SELECT count(*) FROM iso_history) AS histories, (SELECT count(*) FROM iso_event) AS events,
-       (SELECT count(*) FROM iso_event_data) AS event_rows, (SELECT count(*) FROM iso_version) AS versions,
+       (SELECT count(*) FROM iso_event_chunk) AS event_chunks, (SELECT count(*) FROM iso_version) AS versions,
        (SELECT count(*) FROM iso_edge) AS edges, (SELECT count(*) FROM iso_history_image) AS images;
 SELECT pg_temp.error_of($$INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
                           VALUES ($1, 9, 'ok', 0, 'append', 'x', '9')$$, :alice_h) AS alices;
@@ -111,14 +111,14 @@ SELECT pg_temp.error_of($$INSERT INTO iso_version (history_id, key, position, va
 -- no table-level write: not on the views, not on the tables
 SELECT pg_temp.error_of('UPDATE iso_event SET key = key WHERE history_id = $1', :alice_h);
 SELECT pg_temp.error_of('DELETE FROM iso_event WHERE history_id = $1', :alice_h);
-SELECT pg_temp.error_of('DELETE FROM iso_event_data WHERE history_id = $1', :alice_h);
-SELECT pg_temp.error_of($$INSERT INTO iso_event_data (history_id, txn_id, status, pos, op, key, value)
-                          VALUES ($1, 9, 'ok', 0, 'append', 'x', '9')$$, :alice_h);
+SELECT pg_temp.error_of('DELETE FROM iso_event_chunk WHERE history_id = $1', :alice_h);
+SELECT pg_temp.error_of($$INSERT INTO iso_event_chunk (history_id, chunk, nrows, first_txn, first_pos, last_txn, last_pos, data)
+                          VALUES ($1, 9, 1, 9, 0, 9, 0, '\x')$$, :alice_h);
 SELECT pg_temp.error_of('DELETE FROM iso_version WHERE history_id = $1', :alice_reg);
 SELECT pg_temp.error_of('DELETE FROM iso_edge WHERE history_id = $1', :alice_reg);
 SELECT pg_temp.error_of('DELETE FROM iso_history_image WHERE history_id = $1', :alice_h);
 SELECT pg_temp.error_of('DELETE FROM iso_history WHERE history_id = $1', :alice_h);
-SELECT pg_temp.error_of('TRUNCATE iso_event_data', 0);
+SELECT pg_temp.error_of('TRUNCATE iso_event_chunk', 0);
 -- its own columns of iso_history it may update, of its own rows only
 WITH u AS (UPDATE iso_history SET name = 'mine now' WHERE history_id = :alice_h RETURNING 1)
 SELECT count(*) AS updated FROM u;
