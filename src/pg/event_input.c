@@ -15,15 +15,22 @@
  *   the one lock order of isograph: the history's row first, then its rows
  *   in the other tables.  The lock keeps iso_delete_history (FOR UPDATE)
  *   out until the transaction ends, which is what the foreign key did;
- * - checks the table's constraints (ExecConstraints), fills columns the
- *   table's owner may have added (table_layout.c), and inserts the row and
- *   its index entries, then queues the table's AFTER ROW triggers (which
- *   outdate the history's image, image_store.c) -- as PostgreSQL's logical
- *   replication applies a row (ExecSimpleRelationInsert), with one EState
- *   per statement rather than per row.
+ * - an event (0.5.0): checks what iso_event_data's constraints checked
+ *   until 0.4.0, under the same names (pack_event), and hands it to the
+ *   statement's event store, which packs the events into iso_event_chunk
+ *   (event_store.c); iso_event_change_row does UPDATE and DELETE the same
+ *   way;
+ * - a version order (and an event under 0.4.0): checks the table's
+ *   constraints (ExecConstraints), fills columns the table's owner may have
+ *   added (table_layout.c), and inserts the row and its index entries,
+ *   then queues the table's AFTER ROW triggers (which outdate the
+ *   history's image, image_store.c) -- as PostgreSQL's logical replication
+ *   applies a row (ExecSimpleRelationInsert), with one EState per
+ *   statement rather than per row.
  *
  * The per-statement state lives from a statement's first row to the
- * view's AFTER STATEMENT trigger (iso_input_end); the relation and index
+ * view's AFTER STATEMENT trigger (iso_input_end), which also writes the
+ * event store's last chunks; the relation and index
  * references are held by the transaction's resource owner, and transaction
  * callbacks drop the state when a statement fails (its resources are then
  * released by the abort) or, as a safety net, at commit.

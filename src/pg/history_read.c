@@ -2,10 +2,13 @@
  * history_read.c
  *	  Reading a stored history (iso_event, iso_version) into an IsoHistory.
  *
- * One batched SPI cursor per table, in (txn_id, pos) order, so row-level
- * security applies; the queries are read-only and run under the snapshot
- * the caller pushed (snapshot.c), so a check sees one snapshot.  Rows loaded by COPY
- * are validated here with the same rules the EDN loader applies.
+ * One query per table, in (txn_id, pos) order, so row-level security
+ * applies: since 0.5.0 the chunks of iso_event_chunk in chunk order, each
+ * unpacked (event_store.c keeps a history's chunks in key order; the read
+ * checks it), before that the rows of iso_event.  The queries are
+ * read-only and run under the snapshot the caller pushed (snapshot.c), so
+ * a check sees one snapshot.  Events loaded by COPY are validated here
+ * with the same rules the EDN loader applies.
  */
 #include "postgres.h"
 

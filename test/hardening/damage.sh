@@ -95,7 +95,7 @@ rr=$(load_edn hardening-damage-rr "$WORK/damage-rr.edn")
 check_damage "list-append image" "$la"
 check_damage "rw-register image" "$rr"
 
-# ---- 2. iso_event_data with columns added, dropped and re-added ------------
+# ---- 2. iso_event_chunk with columns added, dropped and re-added -----------
 gen_edn "$WORK/layout.edn" --txns 3000 --processes 10 --keys 50 --seed 5 --inject G-single,G2-item
 chmod 644 "$WORK/layout.edn"
 # layout_load DDL: in one transaction, change iso_event, load, and print
@@ -109,24 +109,24 @@ BEGIN;
 $1
 SELECT iso_load_jepsen('hardening-layout', :'edn') AS h \gset
 SELECT 'rows', count(*), md5(string_agg(concat_ws(' ', txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list::text), ',' ORDER BY txn_id, pos))
-  FROM iso_event_data WHERE history_id = :h;
+  FROM iso_event WHERE history_id = :h;
 SELECT 'verdicts', string_agg(level || '=' || holds || '/' || violations, ' ' ORDER BY level) FROM iso_levels(:h);
 $2
 ROLLBACK;
 SQL
 }
 base=$(layout_load "" "")
-for ddl in "ALTER TABLE iso_event_data ADD COLUMN x int NOT NULL DEFAULT 5;|SELECT 'extra', count(*) FILTER (WHERE x = 5) = count(*) FROM iso_event_data WHERE history_id = :h;" \
-	"ALTER TABLE iso_event_data ADD COLUMN note text;|SELECT 'extra', count(note) = 0 FROM iso_event_data WHERE history_id = :h;" \
-	"ALTER EXTENSION isograph DROP VIEW iso_event; DROP VIEW iso_event; ALTER TABLE iso_event_data DROP COLUMN invoke_time; ALTER TABLE iso_event_data ADD COLUMN invoke_time bigint; ALTER TABLE iso_event_data DROP COLUMN key; ALTER TABLE iso_event_data ADD COLUMN key text COLLATE \"C\";|SELECT 'extra', true;"; do
+for ddl in "ALTER TABLE iso_event_chunk ADD COLUMN x int NOT NULL DEFAULT 5;|SELECT 'extra', count(*) FILTER (WHERE x = 5) = count(*) FROM iso_event_chunk WHERE history_id = :h;" \
+	"ALTER TABLE iso_event_chunk ADD COLUMN note text;|SELECT 'extra', count(note) = 0 FROM iso_event_chunk WHERE history_id = :h;" \
+	"ALTER TABLE iso_event_chunk DROP COLUMN first_txn; ALTER TABLE iso_event_chunk ADD COLUMN first_txn bigint; ALTER TABLE iso_event_chunk DROP COLUMN last_pos; ALTER TABLE iso_event_chunk ADD COLUMN last_pos integer;|SELECT 'extra', true;"; do
 	out=$(layout_load "${ddl%%|*}" "${ddl#*|}")
 	name=${ddl%%;*}
 	ok $([ "$(grep -v '^extra' <<<"$out")" = "$base" ] && grep -q '^extra|t$' <<<"$out" && echo 0 || echo 1) \
 		"after '$name': the load writes the same events, the checks give the same verdicts"
 	grep -q '^rows' <<<"$out" || diag "$out"
 done
-out=$(layout_load "ALTER EXTENSION isograph DROP VIEW iso_event; DROP VIEW iso_event; ALTER TABLE iso_event_data DROP COLUMN status;" "" 2>&1)
-ok $(grep -q 'cannot write into table "iso_event_data": its column "status" is missing' <<<"$out" && echo 0 || echo 1) \
+out=$(layout_load "ALTER TABLE iso_event_chunk DROP COLUMN nrows;" "" 2>&1)
+ok $(grep -q 'cannot write into table "iso_event_chunk": its column "nrows" is missing' <<<"$out" && echo 0 || echo 1) \
 	"without one of our columns the load is refused with a clear error"
 
 # ---- 3. the :process rule and leading zeros ----------------------------

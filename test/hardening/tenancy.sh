@@ -35,10 +35,10 @@ grep -q 'alice-skew' "$WORK/alice.sql" && grep -q 'alice-copied' "$WORK/alice.sq
 ok $? "the dump holds the role's histories"
 grep -q 'bob-secret' "$WORK/alice.sql"
 ok $((1 - $?)) "the dump holds no other role's history"
-events=$(awk '/^COPY .*iso_event_data /{on=1; next} /^\\\.$/{on=0} on' "$WORK/alice.sql" | wc -l)
-mine=$(q -U $alice -c "SELECT count(*) FROM iso_event")
-[ "$events" -eq "$mine" ] && [ "$mine" -gt 0 ]
-ok $? "the dump holds the role's events only ($events rows, the role sees $mine)"
+chunks=$(awk '/^COPY .*iso_event_chunk /{on=1; next} /^\\\.$/{on=0} on' "$WORK/alice.sql" | wc -l)
+mine=$(q -U $alice -c "SELECT count(*) FROM iso_event_chunk")
+[ "$chunks" -eq "$mine" ] && [ "$mine" -gt 0 ]
+ok $? "the dump holds the role's events only ($chunks chunks, the role sees $mine)"
 pg_dump -U $alice -f /dev/null 2>"$WORK/norls.err"
 [ $? -ne 0 ] && grep -q 'row-level security' "$WORK/norls.err"
 ok $? "without --enable-row-security pg_dump refuses, as PostgreSQL does for tables with row-level security"

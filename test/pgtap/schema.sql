@@ -1,12 +1,12 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(86);
+SELECT plan(88);
 
 SELECT has_table('iso_history');
 SELECT has_view('iso_event');
 SELECT has_view('iso_version');
-SELECT has_table('iso_event_data');
+SELECT has_table('iso_event_chunk');
 SELECT has_table('iso_version_data');
 SELECT has_table('iso_edge');
 SELECT has_table('iso_history_image');
@@ -29,22 +29,24 @@ SELECT columns_are('iso_edge',
 
 -- every table is led by history_id and keyed by it
 SELECT col_is_pk('iso_history', 'history_id');
-SELECT col_is_pk('iso_event_data', ARRAY['history_id', 'txn_id', 'pos']);
+SELECT col_is_pk('iso_event_chunk', ARRAY['history_id', 'chunk']);
 SELECT col_is_pk('iso_version_data', ARRAY['history_id', 'key', 'position']);
 SELECT col_is_pk('iso_edge', ARRAY['history_id', 'from_txn', 'to_txn', 'type']);
 SELECT col_is_unique('iso_history', ARRAY['owner', 'name']);
-SELECT hasnt_fk('iso_event_data', 'no foreign key on events: the input trigger locks the history row');
+SELECT hasnt_fk('iso_event_chunk', 'no foreign key on events: the input trigger locks the history row');
 SELECT col_is_fk('iso_version_data', 'history_id');
 SELECT col_is_fk('iso_edge', 'history_id');
-SELECT hasnt_index('iso_event_data', 'iso_event_key_idx', 'events have only their primary key (ingest speed)');
+SELECT is((SELECT count(*)::int FROM pg_index WHERE indrelid = 'iso_event_chunk'::regclass), 1,
+          'event chunks have only their primary key');
 SELECT has_index('iso_edge', 'iso_edge_to_idx', ARRAY['history_id', 'to_txn']);
 
 SELECT col_type_is('iso_event', 'key', 'text');
 SELECT col_type_is('iso_event', 'value', 'text');
 SELECT col_type_is('iso_event', 'read_list', 'text[]');
 SELECT col_type_is('iso_history', 'metadata', 'jsonb');
-SELECT col_not_null('iso_event_data', 'status');
-SELECT col_is_null('iso_event_data', 'process');
+SELECT col_not_null('iso_event_chunk', 'data');
+SELECT columns_are('iso_event_chunk',
+  ARRAY['history_id', 'chunk', 'nrows', 'first_txn', 'first_pos', 'last_txn', 'last_pos', 'data']);
 SELECT col_type_is('iso_history', 'owner', 'regrole');
 
 -- constraints reject rows the checker could not interpret
@@ -87,20 +89,22 @@ SELECT is((SELECT prolang = (SELECT oid FROM pg_language WHERE lanname = 'c') AN
 SELECT function_returns('iso_save_image', ARRAY['bigint'], 'bigint');
 
 -- any change of iso_event outdates the images of the histories it touched
-SELECT trigger_is('iso_event_data', 'iso_event_inserted', 'iso_event_changed');
-SELECT trigger_is('iso_event_data', 'iso_event_updated', 'iso_event_changed');
-SELECT trigger_is('iso_event_data', 'iso_event_deleted', 'iso_event_changed');
-SELECT trigger_is('iso_event_data', 'iso_event_truncated', 'iso_event_changed');
+SELECT trigger_is('iso_event_chunk', 'iso_event_inserted', 'iso_event_changed');
+SELECT trigger_is('iso_event_chunk', 'iso_event_updated', 'iso_event_changed');
+SELECT trigger_is('iso_event_chunk', 'iso_event_deleted', 'iso_event_changed');
+SELECT trigger_is('iso_event_chunk', 'iso_event_truncated', 'iso_event_changed');
 -- rows written to the views are stored by isograph's trigger
 SELECT trigger_is('iso_event', 'iso_event_input', 'iso_input_row');
 SELECT trigger_is('iso_version', 'iso_version_input', 'iso_input_row');
 SELECT trigger_is('iso_event', 'iso_event_input_end', 'iso_input_end');
+SELECT trigger_is('iso_event', 'iso_event_change', 'iso_event_change_row');
+SELECT trigger_is('iso_event', 'iso_event_change_end', 'iso_input_end');
 SELECT trigger_is('iso_version', 'iso_version_input_end', 'iso_input_end');
 -- users read everything of theirs, write through the views and the
 -- column privileges of iso_history; no table-level write (LOCK TABLE)
 SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_history', 'public', ARRAY['SELECT']);
-SELECT table_privs_are('iso_event_data', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('iso_event_chunk', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_version_data', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_edge', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_event', 'public', ARRAY['SELECT', 'INSERT']);
@@ -117,7 +121,7 @@ SELECT column_privs_are('iso_history', 'events_rev', 'public', ARRAY['SELECT']);
 -- pg_dump keeps user rows of every table but the images (a cache)
 SELECT set_eq(
   $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'isograph'$$,
-  ARRAY['iso_history', 'iso_history_history_id_seq', 'iso_event_data', 'iso_version_data', 'iso_edge'],
+  ARRAY['iso_history', 'iso_history_history_id_seq', 'iso_event_chunk', 'iso_version_data', 'iso_edge'],
   'all tables are registered with pg_extension_config_dump');
 
 -- every function pins its search_path against a hostile one
@@ -127,9 +131,10 @@ SELECT is_empty(
     WHERE (p.proconfig IS NULL OR NOT 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig))
       -- called per row by the iso_event triggers, resolves no names: a SET
       -- clause would cost a GUC save and restore per row
-      -- (and the policies and the views' row trigger likewise)
+      -- (and the policies and the views' row triggers likewise, and the
+      -- view iso_event's unpacking, called per chunk)
       AND p.proname NOT IN ('iso_history_has_image', 'iso_current_role', 'iso_input_row',
-                            'iso_input_end')$$,
+                            'iso_input_end', 'iso_event_change_row', 'iso_event_rows')$$,
   'functions set search_path');
 
 -- privileges: functions are executable by everyone
