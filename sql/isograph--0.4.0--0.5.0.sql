@@ -83,8 +83,9 @@ CREATE TRIGGER iso_event_change_end AFTER UPDATE OR DELETE ON @extschema@.iso_ev
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
 
 -- Move the events, in key order, through the view's trigger, which packs
--- them (the upgrading superuser sees every history).  The histories' images
--- stay valid: their events do not change.
+-- them (the upgrading superuser sees every history).  Like any write of
+-- events, this outdates the histories' images: each history's next check
+-- reads its chunks once and stores a new image.
 INSERT INTO @extschema@.iso_event
 SELECT history_id, txn_id, process, status, invoke_time, complete_time, pos,
 	   op, key, value, read_value, read_list
