@@ -107,3 +107,15 @@ CREATE TRIGGER iso_event_deleted BEFORE DELETE ON @extschema@.iso_event_chunk
 CREATE TRIGGER iso_event_truncated AFTER TRUNCATE ON @extschema@.iso_event_chunk
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_event_changed();
 
+-- The sections are binary arrays: pglz gains little for its time, lz4
+-- 2.5 times (a 1M-transaction image: 105 MB instead of 267 MB, written in
+-- less time than the uncompressed bytes take and read as fast).  Without
+-- lz4 in the server they are stored as they are.
+DO $$
+BEGIN
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTENDED;
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTERNAL;
+END
+$$;

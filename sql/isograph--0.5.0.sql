@@ -398,8 +398,18 @@ CREATE TABLE @extschema@.iso_history_image (
 	data		bytea NOT NULL,
 	PRIMARY KEY (history_id, section, part)
 );
--- the sections are binary arrays that do not compress: no pglz on write
-ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTERNAL;
+-- The sections are binary arrays: pglz gains little for its time, lz4
+-- 2.5 times (a 1M-transaction image: 105 MB instead of 267 MB, written in
+-- less time than the uncompressed bytes take and read as fast).  Without
+-- lz4 in the server they are stored as they are.
+DO $$
+BEGIN
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTENDED;
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTERNAL;
+END
+$$;
 COMMENT ON TABLE @extschema@.iso_history_image IS
 'compact images of histories that checks read instead of iso_event (a cache, see iso_save_image)';
 

@@ -1,7 +1,7 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(88);
+SELECT plan(89);
 
 SELECT has_table('iso_history');
 SELECT has_view('iso_event');
@@ -17,9 +17,12 @@ SELECT columns_are('iso_history',
 SELECT columns_are('iso_history_image', ARRAY['history_id', 'section', 'part', 'data']);
 SELECT col_is_pk('iso_history_image', ARRAY['history_id', 'section', 'part']);
 SELECT col_is_fk('iso_history_image', 'history_id');
-SELECT is((SELECT attstorage FROM pg_attribute
-            WHERE attrelid = 'iso_history_image'::regclass AND attname = 'data'), 'e',
-          'image parts are stored uncompressed (STORAGE EXTERNAL)');
+SELECT ok((SELECT (attstorage, attcompression) IN (('x', 'l'), ('e', ''))
+              FROM pg_attribute WHERE attrelid = 'iso_history_image'::regclass AND attname = 'data'),
+          'image parts are compressed with lz4, or stored as they are without it (never pglz)');
+SELECT ok((SELECT (attstorage, attcompression) IN (('x', 'l'), ('e', ''))
+              FROM pg_attribute WHERE attrelid = 'iso_event_chunk'::regclass AND attname = 'data'),
+          'event chunks are compressed with lz4, or stored as they are without it (never pglz)');
 SELECT columns_are('iso_event',
   ARRAY['history_id', 'txn_id', 'process', 'status', 'invoke_time', 'complete_time',
         'pos', 'op', 'key', 'value', 'read_value', 'read_list']);
