@@ -49,8 +49,6 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
-#include "access/tupmacs.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -428,25 +426,20 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 		row.read_value = text_slice(values[EVENT_READ_VALUE - 1]);
 	if (!nulls[EVENT_READ_LIST - 1])
 	{
-		ArrayType  *arr = DatumGetArrayTypeP(values[EVENT_READ_LIST - 1]);
-		char	   *p;
-		int			n;
+		int			n = 0;
 
-		if (ARR_NDIM(arr) > 1)
-			refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
-						 "A list read is a one-dimensional text array.");
-		if (ARR_HASNULL(arr) && array_contains_nulls(arr))
-			refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
-						 "List elements are the appended values, never NULL.");
-		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-		list = palloc(sizeof(IsoSlice) * Max(n, 1));
-		p = ARR_DATA_PTR(arr);
-		for (i = 0; i < n; i++)
+		switch (iso_text_array_slices(values[EVENT_READ_LIST - 1], &list, &n))
 		{
-			list[i].ptr = VARDATA_ANY(p);
-			list[i].len = VARSIZE_ANY_EXHDR(p);
-			p = att_addlength_pointer(p, -1, p);
-			p = (char *) att_align_nominal(p, TYPALIGN_INT);
+			case ISO_LIST_DIMENSIONS:
+				refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+							 "A list read is a one-dimensional text array.");
+				break;
+			case ISO_LIST_NULL_ELEMENT:
+				refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
+							 "List elements are the appended values, never NULL.");
+				break;
+			case ISO_LIST_OK:
+				break;
 		}
 		row.has_list = true;
 		row.list_len = n;

@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -234,6 +235,38 @@ iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)
 		flush_chunk(st, e);
 		MemoryContextSwitchTo(old);
 	}
+}
+
+/*
+ * The elements of a read_list (text[]) as slices into the array, without
+ * deconstruct_array's copies; the slices are allocated in the current
+ * context.  A list read is one-dimensional and has no NULL element: the
+ * result says which rule the array breaks, if any.
+ */
+IsoListCheck
+iso_text_array_slices(Datum d, IsoSlice **elems, int *n)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(d);
+	IsoSlice   *e;
+	char	   *p;
+	int			i;
+
+	if (ARR_NDIM(arr) > 1)
+		return ISO_LIST_DIMENSIONS;
+	if (ARR_HASNULL(arr) && array_contains_nulls(arr))
+		return ISO_LIST_NULL_ELEMENT;
+	*n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	e = palloc(sizeof(IsoSlice) * Max(*n, 1));
+	p = ARR_DATA_PTR(arr);
+	for (i = 0; i < *n; i++)
+	{
+		e[i].ptr = VARDATA_ANY(p);
+		e[i].len = VARSIZE_ANY_EXHDR(p);
+		p = att_addlength_pointer(p, -1, p);
+		p = (char *) att_align_nominal(p, TYPALIGN_INT);
+	}
+	*elems = e;
+	return ISO_LIST_OK;
 }
 
 /*

@@ -14,10 +14,8 @@
 
 #include "miscadmin.h"
 
-#include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "utils/array.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -102,7 +100,6 @@ static void
 row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 {
 	char		buf[8];
-	int			i;
 
 	memset(row, 0, sizeof(*row));
 	row->txn_id = DatumGetInt64(d[0]);
@@ -124,28 +121,21 @@ row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 		row->read_value = datum_slice(d[9]);
 	if (!isnull[10])
 	{
-		ArrayType  *arr;
-		IsoSlice   *elems;
-		char	   *p;
-		int			n;
+		IsoSlice   *elems = NULL;
+		int			n = 0;
 
-		/* walk the text[] in place: no deconstruct_array copy */
-		arr = DatumGetArrayTypeP(d[10]);
-		if (ARR_NDIM(arr) > 1)
-			bad_event(row->txn_id, row->pos, "read_list has more than one dimension",
-					  "A list read is a one-dimensional text array.");
-		if (ARR_HASNULL(arr) && array_contains_nulls(arr))
-			bad_event(row->txn_id, row->pos, "read_list contains a NULL element",
-					  "List elements are the appended values, never NULL.");
-		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-		elems = palloc(sizeof(IsoSlice) * Max(n, 1));
-		p = ARR_DATA_PTR(arr);
-		for (i = 0; i < n; i++)
+		switch (iso_text_array_slices(d[10], &elems, &n))
 		{
-			elems[i].ptr = VARDATA_ANY(p);
-			elems[i].len = VARSIZE_ANY_EXHDR(p);
-			p = att_addlength_pointer(p, -1, p);
-			p = (char *) att_align_nominal(p, TYPALIGN_INT);
+			case ISO_LIST_DIMENSIONS:
+				bad_event(row->txn_id, row->pos, "read_list has more than one dimension",
+						  "A list read is a one-dimensional text array.");
+				break;
+			case ISO_LIST_NULL_ELEMENT:
+				bad_event(row->txn_id, row->pos, "read_list contains a NULL element",
+						  "List elements are the appended values, never NULL.");
+				break;
+			case ISO_LIST_OK:
+				break;
 		}
 		row->has_list = true;
 		row->list_len = n;

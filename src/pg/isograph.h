@@ -133,6 +133,14 @@ extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
 extern void iso_event_store_close(IsoEventStore *st);
 extern void iso_event_chunk_open(struct IsoChunkReader *r, bytea *data, const char *what);
 extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, const char *what);
+/* read_list as slices (event_store.c) */
+typedef enum IsoListCheck
+{
+	ISO_LIST_OK,
+	ISO_LIST_DIMENSIONS,		/* more than one dimension */
+	ISO_LIST_NULL_ELEMENT
+} IsoListCheck;
+extern IsoListCheck iso_text_array_slices(Datum d, IsoSlice **elems, int *n);
 /* a history's events are about to change: outdate its image (image_store.c) */
 extern void iso_image_events_written(int64 history_id);
 
