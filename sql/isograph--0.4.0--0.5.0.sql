@@ -119,3 +119,8 @@ EXCEPTION WHEN feature_not_supported THEN
 	ALTER TABLE @extschema@.iso_history_image ALTER COLUMN data SET STORAGE EXTERNAL;
 END
 $$;
+
+-- The streaming load's line trigger pins search_path itself, for the
+-- first line only (load.c): a SET clause cost a GUC save and restore per
+-- line.
+ALTER FUNCTION @extschema@.iso_jepsen_input_line() RESET search_path;

@@ -503,11 +503,13 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_cancel_load() IS
 'give up the load opened by iso_begin_load; returns whether one was open';
 
+-- No SET clause: it runs for every line (a GUC save and restore per line
+-- was an eighth of a streaming load), and it pins search_path itself for
+-- the statement's first line, where all of its queries run (load.c).
 CREATE FUNCTION @extschema@.iso_jepsen_input_line()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'iso_jepsen_input_line'
-LANGUAGE C VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION @extschema@.iso_jepsen_input_line() IS
 'trigger: one line of the history being loaded through iso_jepsen_input';
 

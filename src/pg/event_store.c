@@ -216,6 +216,16 @@ flush_chunk(IsoEventStore *st, HistoryEntry *e)
 	iso_chunk_writer_reset(&e->cw);
 }
 
+/*
+ * Look at history_id's chunks now rather than at its first event (the
+ * streaming load runs its queries on its first line, load.c).
+ */
+void
+iso_event_store_prepare(IsoEventStore *st, int64 history_id)
+{
+	(void) history_entry(st, history_id);
+}
+
 /* Store one row of history_id (checked and locked by the caller). */
 void
 iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)

@@ -128,6 +128,7 @@ extern bool iso_events_packed(void);
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);
+extern void iso_event_store_prepare(IsoEventStore *st, int64 history_id);
 extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
 								   int64 txn_id, int32 pos);
 extern void iso_event_store_close(IsoEventStore *st);

@@ -25,6 +25,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -982,6 +983,9 @@ stream_start(void)
 					  "SELECT iso_begin_load(name, 'rw-register')");
 	load->stream = edn_stream_begin(open_load.expected, load_txn_callback,
 									&load->state, &load->stats, &load->err);
+	/* the queries of a history's first event, run now (see the caller) */
+	if (load->state.store != NULL)
+		iso_event_store_prepare(load->state.store, load->state.history_id);
 	MemoryContextSwitchTo(old);
 	open_load.cxt = cxt;
 	open_load.active = load;
@@ -1027,7 +1031,26 @@ iso_jepsen_input_line(PG_FUNCTION_ARGS)
 
 	check_stream_trigger(fcinfo, true);
 	tuple = trigdata->tg_trigtuple;
-	load = open_load.active ? open_load.active : stream_start();
+	load = open_load.active;
+	if (load == NULL)
+	{
+		/*
+		 * Every query of the load but its end (iso_jepsen_input_end, which
+		 * has a SET clause) runs here, in the statement's first line: the
+		 * history's row, its lock, the event store's look at its chunks.
+		 * The function has no SET clause (one GUC save and restore per
+		 * line cost an eighth of the load), so it pins search_path here,
+		 * like one, against objects of the caller's schemas.  The later
+		 * lines parse and pack; a chunk is written by the bulk writer,
+		 * which resolves no names.
+		 */
+		int			guc_level = NewGUCNestLevel();
+
+		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+		load = stream_start();
+		AtEOXact_GUC(true, guc_level);
+	}
 	d = heap_getattr(tuple, 1, trigdata->tg_relation->rd_att, &isnull);
 	old = MemoryContextSwitchTo(open_load.cxt);
 	if (isnull)

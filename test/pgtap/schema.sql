@@ -135,9 +135,11 @@ SELECT is_empty(
       -- called per row by the iso_event triggers, resolves no names: a SET
       -- clause would cost a GUC save and restore per row
       -- (and the policies and the views' row triggers likewise, and the
-      -- view iso_event's unpacking, called per chunk)
+      -- view iso_event's unpacking, called per chunk; the streaming load's
+      -- line trigger pins search_path itself for its first line, load.c)
       AND p.proname NOT IN ('iso_history_has_image', 'iso_current_role', 'iso_input_row',
-                            'iso_input_end', 'iso_event_change_row', 'iso_event_rows')$$,
+                            'iso_input_end', 'iso_event_change_row', 'iso_event_rows',
+                            'iso_jepsen_input_line')$$,
   'functions set search_path');
 
 -- privileges: functions are executable by everyone
