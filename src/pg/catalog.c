@@ -131,6 +131,13 @@ iso_table_exists(IsoTable table)
 	return OidIsValid(get_relname_relid(data_table_name(table, nsp), nsp));
 }
 
+/* Whether the installed extension stores events packed (0.5.0 and later). */
+bool
+iso_events_packed(void)
+{
+	return iso_table_exists(ISO_TABLE_EVENT_CHUNK);
+}
+
 /* "schema"."table", quoted, for SPI query text. */
 char *
 iso_qualified_table_name(IsoTable table)

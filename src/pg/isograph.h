@@ -118,8 +118,10 @@ extern void iso_writer_put(IsoTableWriter *writer, Datum *values, bool *nulls);
 extern void iso_writer_close(IsoTableWriter *writer);
 
 /*
- * Events packed into iso_event_chunk (event_store.c), since 0.5.0; under
- * older versions of the extension they are rows of iso_event(_data).
+ * Events packed into iso_event_chunk since 0.5.0 (packed by event_store.c,
+ * unpacked by event_unpack.c; whether the extension has the table:
+ * catalog.c); under older versions of the extension they are rows of
+ * iso_event(_data).
  */
 struct IsoEventRow;
 struct IsoChunkReader;
@@ -134,7 +136,7 @@ extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
 extern void iso_event_store_close(IsoEventStore *st);
 extern void iso_event_chunk_open(struct IsoChunkReader *r, bytea *data, const char *what);
 extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, const char *what);
-/* read_list as slices (event_store.c) */
+/* read_list as slices (event_unpack.c) */
 typedef enum IsoListCheck
 {
 	ISO_LIST_OK,
