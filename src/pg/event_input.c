@@ -334,23 +334,6 @@ refuse_event(const char *constraint, int code, const Datum *values, const bool *
 			 errhint("%s", hint)));
 }
 
-static IsoSlice
-text_slice(Datum d)
-{
-	text	   *t = DatumGetTextPP(d);
-	IsoSlice	s;
-
-	s.ptr = VARDATA_ANY(t);
-	s.len = VARSIZE_ANY_EXHDR(t);
-	return s;
-}
-
-static bool
-slice_is(IsoSlice s, const char *word)
-{
-	return s.len == (int32) strlen(word) && memcmp(s.ptr, word, s.len) == 0;
-}
-
 /* Check one row written to iso_event and hand it to the event store. */
 static void
 pack_event(InputState *st, const Datum *values, const bool *nulls)
@@ -358,8 +341,7 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 	static const int not_null[] = {EVENT_HISTORY_ID, EVENT_TXN_ID, EVENT_STATUS,
 	EVENT_POS, EVENT_OP, EVENT_KEY};
 	IsoEventRow row;
-	IsoSlice	status;
-	IsoSlice	op;
+	char		name[8];
 	IsoSlice   *list = NULL;
 	int			i;
 
@@ -386,27 +368,14 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 		row.complete_time = DatumGetInt64(values[EVENT_COMPLETE_TIME - 1]);
 	row.pos = DatumGetInt32(values[EVENT_POS - 1]);
 
-	status = text_slice(values[EVENT_STATUS - 1]);
-	if (slice_is(status, "ok"))
-		row.status = ISO_STATUS_OK;
-	else if (slice_is(status, "fail"))
-		row.status = ISO_STATUS_FAIL;
-	else if (slice_is(status, "info"))
-		row.status = ISO_STATUS_INFO;
-	else
+	if (!iso_status_parse(iso_datum_name(values[EVENT_STATUS - 1], name, sizeof(name)),
+						  &row.status))
 		refuse_event("iso_event_status_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "Status is ok, fail or info.");
 	if (row.pos < 0)
 		refuse_event("iso_event_pos_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "The micro-operation's place in its transaction, pos, is 0 or more.");
-	op = text_slice(values[EVENT_OP - 1]);
-	if (slice_is(op, "r"))
-		row.op = ISO_OP_READ;
-	else if (slice_is(op, "w"))
-		row.op = ISO_OP_WRITE;
-	else if (slice_is(op, "append"))
-		row.op = ISO_OP_APPEND;
-	else
+	if (!iso_op_parse(iso_datum_name(values[EVENT_OP - 1], name, sizeof(name)), &row.op))
 		refuse_event("iso_event_op_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "Op is r, w or append.");
 	if ((row.op == ISO_OP_READ) != nulls[EVENT_VALUE - 1])
@@ -419,11 +388,11 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 		refuse_event("iso_event_check2", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "A read has read_value (registers) or read_list (lists), not both.");
 
-	row.key = text_slice(values[EVENT_KEY - 1]);
+	row.key = iso_datum_slice(values[EVENT_KEY - 1]);
 	if (!nulls[EVENT_VALUE - 1])
-		row.value = text_slice(values[EVENT_VALUE - 1]);
+		row.value = iso_datum_slice(values[EVENT_VALUE - 1]);
 	if (!nulls[EVENT_READ_VALUE - 1])
-		row.read_value = text_slice(values[EVENT_READ_VALUE - 1]);
+		row.read_value = iso_datum_slice(values[EVENT_READ_VALUE - 1]);
 	if (!nulls[EVENT_READ_LIST - 1])
 	{
 		int			n = 0;

@@ -27,17 +27,6 @@
 
 #define FETCH_BATCH 10000
 
-static IsoSlice
-datum_slice(Datum d)
-{
-	text	   *t = DatumGetTextPP(d);
-	IsoSlice	s;
-
-	s.ptr = VARDATA_ANY(t);
-	s.len = VARSIZE_ANY_EXHDR(t);
-	return s;
-}
-
 /* Error context outside our internal query, whose text says nothing useful. */
 static ErrorContextCallback *outer_error_context = NULL;
 
@@ -79,19 +68,6 @@ check_event_kind(IsoWorkload workload, const IsoEventRow *row)
 	}
 }
 
-/* A short text column as a C string in buf (longer texts are cut: they
- * match no valid value anyway, and the table's CHECKs forbid them). */
-static const char *
-text_cstring(Datum d, char *buf, int size)
-{
-	IsoSlice	s = datum_slice(d);
-	int			len = Min(s.len, size - 1);
-
-	memcpy(buf, s.ptr, len);
-	buf[len] = '\0';
-	return buf;
-}
-
 /*
  * One iso_event row (the 11 columns of the query below, under versions
  * before 0.5.0) as an event; its list is allocated in the current context.
@@ -105,20 +81,20 @@ row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 	row->txn_id = DatumGetInt64(d[0]);
 	row->has_process = !isnull[1];
 	row->process = isnull[1] ? 0 : DatumGetInt64(d[1]);
-	if (!iso_status_parse(text_cstring(d[2], buf, sizeof(buf)), &row->status))
+	if (!iso_status_parse(iso_datum_name(d[2], buf, sizeof(buf)), &row->status))
 		row->status = ISO_STATUS_INFO;	/* iso_event's CHECK admits ok, fail, info */
 	row->has_invoke_time = !isnull[3];
 	row->invoke_time = isnull[3] ? 0 : DatumGetInt64(d[3]);
 	row->has_complete_time = !isnull[4];
 	row->complete_time = isnull[4] ? 0 : DatumGetInt64(d[4]);
 	row->pos = DatumGetInt32(d[5]);
-	if (!iso_op_parse(text_cstring(d[6], buf, sizeof(buf)), &row->op))
+	if (!iso_op_parse(iso_datum_name(d[6], buf, sizeof(buf)), &row->op))
 		row->op = ISO_OP_WRITE; /* iso_event's CHECK admits r, w, append */
-	row->key = datum_slice(d[7]);
+	row->key = iso_datum_slice(d[7]);
 	if (!isnull[8])
-		row->value = datum_slice(d[8]);
+		row->value = iso_datum_slice(d[8]);
 	if (!isnull[9])
-		row->read_value = datum_slice(d[9]);
+		row->read_value = iso_datum_slice(d[9]);
 	if (!isnull[10])
 	{
 		IsoSlice   *elems = NULL;
@@ -411,8 +387,8 @@ iso_read_version_log(int64 history_id, const IsoHistory *h, IsoVersionLog *log,
 		for (r = 0; r < SPI_processed; r++)
 		{
 			bool		isnull;
-			IsoSlice	k = datum_slice(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
-			IsoSlice	v = datum_slice(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+			IsoSlice	k = iso_datum_slice(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
+			IsoSlice	v = iso_datum_slice(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
 			uint32		kid = iso_strtab_find(&h->keys, k.ptr, k.len);
 			uint32		vid = iso_strtab_find(&h->values, v.ptr, v.len);
 

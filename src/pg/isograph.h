@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "access/tupdesc.h"
+#include "fmgr.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 #include "utils/relcache.h"
@@ -136,6 +137,35 @@ extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
 extern void iso_event_store_close(IsoEventStore *st);
 extern void iso_event_chunk_open(struct IsoChunkReader *r, bytea *data, const char *what);
 extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, const char *what);
+/* A text Datum's bytes, detoasted as needed (in the current context). */
+static inline IsoSlice
+iso_datum_slice(Datum d)
+{
+	text	   *t = DatumGetTextPP(d);
+	IsoSlice	s;
+
+	s.ptr = VARDATA_ANY(t);
+	s.len = VARSIZE_ANY_EXHDR(t);
+	return s;
+}
+
+/*
+ * A short text Datum (a status, an op) as a C string in buf, for the
+ * parsers of names.h; a text too long for buf becomes "", which names
+ * nothing.
+ */
+static inline const char *
+iso_datum_name(Datum d, char *buf, int size)
+{
+	IsoSlice	s = iso_datum_slice(d);
+
+	if (s.len >= size)
+		s.len = 0;
+	memcpy(buf, s.ptr, s.len);
+	buf[s.len] = '\0';
+	return buf;
+}
+
 /* read_list as slices (event_unpack.c) */
 typedef enum IsoListCheck
 {

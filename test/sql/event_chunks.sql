@@ -179,3 +179,32 @@ DROP DATABASE isograph_latin1;
 
 SELECT iso_delete_history(h) FROM unnest(ARRAY[7001, 7002, 7003, 7004, 7005]) h;
 SELECT count(*) AS chunks_left FROM iso_event_chunk WHERE history_id BETWEEN 7001 AND 7005;
+
+------------------------------------------------------------------------------
+-- 7. The same as a role that is not a superuser: its out-of-order rows are
+--    sorted (the rewrite deletes chunks with the tables' owner's rights,
+--    after the role's own checks), a repeated key is refused, single events
+--    cannot be changed, and iso_event_rows refuses a hostile chunk.
+------------------------------------------------------------------------------
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS regress_iso_chunks;
+CREATE ROLE regress_iso_chunks;
+SET ROLE regress_iso_chunks;
+INSERT INTO iso_history (name, workload) VALUES ('chunks-role', 'list-append') RETURNING history_id AS mine \gset
+INSERT INTO iso_event (txn_id, status, pos, op, key, value, read_list) VALUES
+  (2, 'ok', 0, 'r', 'x', NULL, '{1}'), (1, 'ok', 0, 'append', 'x', '1', NULL);
+INSERT INTO iso_event (txn_id, status, pos, op, key, value) VALUES (0, 'ok', 0, 'append', 'y', '1');
+SELECT chunk, nrows, first_txn, last_txn FROM iso_event_chunk WHERE history_id = :mine;
+SELECT txn_id, op, key FROM iso_event WHERE history_id = :mine;
+INSERT INTO iso_event (txn_id, status, pos, op, key, value) VALUES (1, 'ok', 0, 'append', 'z', '1');
+UPDATE iso_event SET key = 'z' WHERE history_id = :mine;
+DELETE FROM iso_event WHERE history_id = :mine;
+-- one read of key 'k' whose list claims 2^40 elements, in a 20-byte chunk:
+-- refused before any allocation
+\set VERBOSITY default
+SELECT count(*) FROM iso_event_rows('\x494501060100000024000000016b808080808020'::bytea);
+\set VERBOSITY terse
+SELECT count(*) FROM iso_event_rows(NULL);
+SELECT iso_delete_history(:mine);
+RESET ROLE;
+DROP ROLE regress_iso_chunks;
