@@ -126,8 +126,7 @@ load_history_tail(HistoryEntry *e)
 								1, argtypes, args, NULL, false, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read the history's chunks: %s", SPI_result_code_string(ret));
-	e->next_chunk = 0;
-	e->any = false;
+	/* none yet: e stays as history_entry cleared it, chunk 0 next */
 	if (SPI_processed == 1)
 	{
 		bool		isnull;
@@ -160,7 +159,6 @@ history_entry(IsoEventStore *st, int64 history_id)
 		iso_image_events_written(history_id);
 		open_writer(st);
 		load_history_tail(e);
-		e->unordered = false;
 		old = MemoryContextSwitchTo(st->cxt);
 		iso_chunk_writer_init(&e->cw, GetDatabaseEncoding());
 		MemoryContextSwitchTo(old);
