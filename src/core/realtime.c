@@ -42,6 +42,15 @@ cmp_event(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : (x->idx > y->idx);
 }
 
+/*
+ * An event of the sweeps: the caller's index of its transaction, with
+ * RT_COMPLETION set for a completion.  4 bytes, not the 16 of an RtEvent:
+ * the sweep that adds the edges holds them while the edge buffer is at its
+ * fullest, the peak of a check.
+ */
+#define RT_COMPLETION	0x80000000u
+#define RT_IDX(e)		((e) & ~RT_COMPLETION)
+
 static inline uint32
 vertex_of(const uint32 *vertices, uint32 idx)
 {
@@ -59,7 +68,7 @@ vertex_of(const uint32 *vertices, uint32 idx)
  */
 static uint32
 collect_events(const IsoHistory *h, const uint32 *vertex_txn,
-			   const uint32 *vertices, uint32 n, RtEvent *ev, uint32 *n_timed)
+			   const uint32 *vertices, uint32 n, uint32 *ev, uint32 *n_timed)
 {
 	RtEvent    *inv = iso_alloc(sizeof(RtEvent) * Max(n, 1));
 	RtEvent    *comp = iso_alloc(sizeof(RtEvent) * Max(n, 1));
@@ -100,9 +109,9 @@ collect_events(const IsoHistory *h, const uint32 *vertex_txn,
 	while (i < ni || c < nc)
 	{
 		if (c == nc || (i < ni && cmp_event(&inv[i], &comp[c]) <= 0))
-			ev[m++] = inv[i++];
+			ev[m++] = inv[i++].idx;
 		else
-			ev[m++] = comp[c++];
+			ev[m++] = comp[c++].idx | RT_COMPLETION;
 	}
 	iso_free(inv);
 	iso_free(comp);
@@ -115,7 +124,7 @@ collect_events(const IsoHistory *h, const uint32 *vertex_txn,
  * otherwise it adds them.
  */
 static uint64
-sweep_reduction(const RtEvent *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
+sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 				IsoEdgeBuf *buf)
 {
 	uint32	   *inv_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
@@ -128,11 +137,11 @@ sweep_reduction(const RtEvent *ev, uint32 n_ev, uint32 n, const uint32 *vertices
 
 	for (i = 0; i < n_ev; i++)
 	{
-		uint32		idx = ev[i].idx;
+		uint32		idx = RT_IDX(ev[i]);
 
 		if ((i & TICK_MASK) == 0)
 			ISO_CHECK_INTERRUPTS();
-		if (!ev[i].is_completion)
+		if (!(ev[i] & RT_COMPLETION))
 		{
 			inv_pos[idx] = i;
 			total += tail - head;
@@ -172,7 +181,7 @@ sweep_reduction(const RtEvent *ev, uint32 n_ev, uint32 n, const uint32 *vertices
  * the latest point.  Returns the number of points.
  */
 static uint32
-sweep_points(const RtEvent *ev, uint32 n_ev, const uint32 *vertices,
+sweep_points(const uint32 *ev, uint32 n_ev, const uint32 *vertices,
 			 uint32 first_free, IsoEdgeBuf *buf)
 {
 	uint32		n_points = 0;
@@ -182,11 +191,11 @@ sweep_points(const RtEvent *ev, uint32 n_ev, const uint32 *vertices,
 
 	for (i = 0; i < n_ev; i++)
 	{
-		uint32		v = vertex_of(vertices, ev[i].idx);
+		uint32		v = vertex_of(vertices, RT_IDX(ev[i]));
 
 		if ((i & TICK_MASK) == 0)
 			ISO_CHECK_INTERRUPTS();
-		if (ev[i].is_completion)
+		if (ev[i] & RT_COMPLETION)
 		{
 			if (!in_run)
 			{
@@ -219,9 +228,12 @@ iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
 				   uint32 first_free, bool allow_points,
 				   IsoEdgeBuf *buf, IsoRealtimeInfo *info)
 {
-	RtEvent    *ev = iso_alloc(sizeof(RtEvent) * Max((uint64) 2 * n, 1));
+	uint32	   *ev;
 	uint32		n_ev;
 
+	if (n > RT_COMPLETION - 1)
+		iso_host_limit("more than 2^31 - 1 transactions for the real-time order");
+	ev = iso_alloc(sizeof(uint32) * Max((uint64) 2 * n, 1));
 	memset(info, 0, sizeof(*info));
 	info->first_point = first_free;
 	n_ev = collect_events(h, vertex_txn, vertices, n, ev, &info->n_timed);
