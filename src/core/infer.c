@@ -153,17 +153,27 @@ info_write_key(uint32 key, uint32 value)
 	return (((uint64) key << 32) | value) + 1;
 }
 
-static void
-info_writes_build(const IsoHistory *h, InfoWrites *iw)
+/* The ops of info transactions: a bound on their writes. */
+static uint64
+info_write_count(const IsoHistory *h)
 {
 	uint64		n = 0;
-	uint64		nslots = 64;
-	uint32		t,
-				i;
+	uint32		t;
 
 	for (t = 0; t < h->n_txns; t++)
 		if (h->txns[t].status == ISO_STATUS_INFO)
 			n += h->txns[t].n_ops;
+	return n;
+}
+
+static void
+info_writes_build(const IsoHistory *h, InfoWrites *iw)
+{
+	uint64		n = info_write_count(h);
+	uint64		nslots = 64;
+	uint32		t,
+				i;
+
 	while (nslots < n * 2)
 		nslots *= 2;
 	iw->keys = iso_alloc0(sizeof(uint64) * nslots);
@@ -191,6 +201,87 @@ info_writes_build(const IsoHistory *h, InfoWrites *iw)
 			iw->ops[q] = o;
 		}
 	}
+}
+
+/*
+ * A bit per hash of each (key, value) an info transaction wrote, 16 bits a
+ * write: what the dense bit table (find_vertices) does when keys x values
+ * is too large for it, in a table the size of the info writes.  A set bit
+ * may be another pair's (about 6 % of the pairs tested): the write map
+ * decides.
+ */
+typedef struct InfoFilter
+{
+	uint64	   *bits;
+	uint64		mask;			/* of bit numbers */
+} InfoFilter;
+
+static void
+info_filter_init(InfoFilter *f, uint64 n_writes)
+{
+	uint64		nbits = 4096;
+
+	while (nbits < n_writes * 16)
+		nbits *= 2;
+	f->bits = iso_alloc0(sizeof(uint64) * (nbits / 64));
+	f->mask = nbits - 1;
+}
+
+static inline uint64
+info_filter_bit(const InfoFilter *f, uint32 key, uint32 value)
+{
+	return (mix64(info_write_key(key, value)) >> 20) & f->mask;
+}
+
+static inline void
+info_filter_add(InfoFilter *f, uint32 key, uint32 value)
+{
+	uint64		b = info_filter_bit(f, key, value);
+
+	f->bits[b / 64] |= UINT64_C(1) << (b % 64);
+}
+
+static inline bool
+info_filter_has(const InfoFilter *f, uint32 key, uint32 value)
+{
+	uint64		b = info_filter_bit(f, key, value);
+
+	return (f->bits[b / 64] >> (b % 64)) & 1;
+}
+
+/*
+ * The list elements of each key tested already, as the region of elems
+ * (list_first) and how many of its first elements: a key's reads mostly
+ * repeat or extend its last one and share its region (history.c), so each
+ * element is tested about once instead of once for every read that
+ * includes it.  (elems does not change during inference: the same
+ * list_first and position are the same id.)
+ */
+typedef struct TestedLists
+{
+	uint32	   *first;			/* by key: list_first, or ISO_NONE */
+	uint32	   *len;
+} TestedLists;
+
+/* The first element of op's list not tested yet; the rest count as tested. */
+static inline int32
+list_untested(TestedLists *t, const IsoOp *op)
+{
+	uint32		k = op->key;
+	uint32		len = (uint32) op->list_len;
+	uint32		from = 0;
+
+	if (t->first[k] == op->list_first)
+	{
+		from = Min(t->len[k], len);
+		t->len[k] = Max(t->len[k], len);
+	}
+	else
+	{
+		t->first[k] = op->list_first;
+		t->len[k] = len;
+	}
+	return (int32) from;
 }
 
 /* If the write of value to key is by an unproven info txn, prove it. */
@@ -230,8 +321,9 @@ find_vertices(Builder *b)
 	IsoInference *out = b->out;
 	uint32	   *worklist = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
 	uint8	   *info_key = NULL;
-	uint8	   *info_value = NULL;
 	uint64	   *info_kv = NULL;
+	InfoFilter	filter = {NULL, 0};
+	TestedLists tested = {NULL, NULL};
 	uint64		row_words = ((uint64) h->values.n + 63) / 64;
 	uint32		n_work = 0;
 	uint32		t;
@@ -262,21 +354,25 @@ find_vertices(Builder *b)
 	else
 	{
 		/*
-		 * And only values an info transaction wrote (to any key) can name
-		 * one: a byte test spares the write-map lookup of every other list
-		 * element, which is nearly all of them.
+		 * And only (key, value) pairs an info transaction wrote can name
+		 * one: a bit test spares the write-map lookup of every other list
+		 * element, which is nearly all of them.  The bit is exact, a bit
+		 * per (key, value), when keys x values is small (at most 8 MB of
+		 * bits), else a hash filter.  (A byte per value is not enough:
+		 * list-append values repeat across keys, 1, 2, 3... on every key,
+		 * so nearly every value is written by some info transaction to
+		 * some key.  At 10M transactions, with keys x values past the
+		 * dense table, that sent nearly every element to the write map:
+		 * 4 % of a check.)
 		 */
 		info_key = iso_alloc0(Max(h->keys.n, 1));
-		info_value = iso_alloc0(Max(h->values.n, 1));
-		/*
-		 * Better, when keys x values is small (at most 8 MB of bits): a
-		 * bit per (key, value) written by an info transaction.  Every
-		 * value id is written to some key by some info transaction when
-		 * values repeat across keys (list-append: 1, 2, 3... on every key),
-		 * and then the byte test passes nearly every element to the hash.
-		 */
+		tested.first = iso_alloc(sizeof(uint32) * Max(h->keys.n, 1));
+		memset(tested.first, 0xFF, sizeof(uint32) * Max(h->keys.n, 1));
+		tested.len = iso_alloc0(sizeof(uint32) * Max(h->keys.n, 1));
 		if ((uint64) h->keys.n * row_words <= (UINT64_C(1) << 20))
 			info_kv = iso_alloc0(sizeof(uint64) * Max((uint64) h->keys.n * row_words, 1));
+		else
+			info_filter_init(&filter, info_write_count(h));
 		info_writes_build(h, &iw);
 		for (t = 0; t < h->n_txns; t++)
 		{
@@ -291,10 +387,11 @@ find_vertices(Builder *b)
 				if (op->kind != ISO_OP_READ && op->value != ISO_NONE)
 				{
 					info_key[op->key] = 1;
-					info_value[op->value] = 1;
 					if (info_kv)
 						info_kv[op->key * row_words + op->value / 64] |=
 							UINT64_C(1) << (op->value % 64);
+					else
+						info_filter_add(&filter, op->key, op->value);
 				}
 			}
 		}
@@ -326,14 +423,18 @@ find_vertices(Builder *b)
 				continue;
 			if (op->list_len < 0)
 			{
-				if (op->value != ISO_NONE && info_value[op->value])
+				if (op->value != ISO_NONE &&
+					(info_kv ? (info_kv[op->key * row_words + op->value / 64] >> (op->value % 64)) & 1 :
+					 info_filter_has(&filter, op->key, op->value)))
 					prove_writer(b, &iw, op->key, op->value, worklist, &n_work);
 			}
+			else if ((j = list_untested(&tested, op)) >= op->list_len)
+				continue;
 			else if (info_kv)
 			{
 				const uint64 *row = info_kv + op->key * row_words;
 
-				for (j = 0; j < op->list_len; j++)
+				for (; j < op->list_len; j++)
 				{
 					uint32		e = h->elems[op->list_first + j];
 
@@ -342,11 +443,11 @@ find_vertices(Builder *b)
 				}
 			}
 			else
-				for (j = 0; j < op->list_len; j++)
+				for (; j < op->list_len; j++)
 				{
 					uint32		e = h->elems[op->list_first + j];
 
-					if (info_value[e])
+					if (info_filter_has(&filter, op->key, e))
 						prove_writer(b, &iw, op->key, e, worklist, &n_work);
 				}
 		}
@@ -367,9 +468,12 @@ find_vertices(Builder *b)
 	if (info_key)
 	{
 		iso_free(info_key);
-		iso_free(info_value);
+		iso_free(tested.first);
+		iso_free(tested.len);
 		if (info_kv)
 			iso_free(info_kv);
+		if (filter.bits)
+			iso_free(filter.bits);
 		iso_free(iw.keys);
 		iso_free(iw.ops);
 	}
