@@ -12,7 +12,11 @@
  *	  - giant strongly connected components: a ring of N rw edges (G2-item),
  *		of N wr edges (G1c) and of N ww edges through a version log (G0);
  *	  - a 1M-long chain (wr + so + rt), acyclic;
- *	  - a star of 100k readers on one version (+ one unobserved append).
+ *	  - a star of 100k readers on one version (+ one unobserved append);
+ *	  - info transactions proven committed by reads that repeat, extend or
+ *		differ from their key's last read (each element is tested once per
+ *		key and region), with keys x values small (the dense bit table) and
+ *		large (the hash filter).
  *
  * Every allocation is freed (LeakSanitizer must stay quiet).
  * ISO_INFER_SCALE=k divides the big sizes by k (quick runs).
@@ -520,6 +524,145 @@ test_star(uint32 n)
 	history_free(&h);
 }
 
+/* iso_infer of h; whether exactly the txns listed (by index) are vertices */
+static bool
+vertices_are(const IsoHistory *h, const uint32 *want, uint32 n_want, uint32 *n_vertices)
+{
+	IsoInference inf;
+	IsoInferOptions opt = {false, false};
+	IsoParseError err;
+	bool		same;
+	uint32		i;
+
+	memset(&err, 0, sizeof(err));
+	if (!iso_infer(h, NULL, &opt, &inf, &err))
+	{
+		diag("iso_infer failed: %s", err.message);
+		return false;
+	}
+	*n_vertices = inf.n_vertices;
+	same = inf.n_vertices == n_want;
+	for (i = 0; i < n_want && same; i++)
+		same = inf.txn_vertex[want[i]] != ISO_NONE;
+	inference_free(&inf);
+	return same;
+}
+
+/*
+ * Info transactions whose appends committed reads see are vertices; those
+ * nobody reads are not.  Key x: R1 [1], R2 [1 2] (extends R1: only 2 is
+ * new, and proves I1), R3 [1 2 3] (proves I2), R4 [1 2] (a prefix: nothing
+ * new); I3's 4 is never read.  Key y: R5 [5 6], R6 [5 7] (differs: its own
+ * region, and its 7 proves I4); I5 appends 8, read only by I6, an info
+ * transaction nobody proves, so I5 stays out too.
+ */
+static void
+test_info_proven_small(void)
+{
+	IsoHistory	h;
+	IsoSlice	l[3];
+	uint32		want[] = {0, 1, 2, 3, 4, 5, 6, 8, 9, 10};
+	uint32		nv = 0;
+	bool		same;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	iso_history_add_txn(&h, 0, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 0 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("x"), sl("1"), NULL, -1);
+	iso_history_add_op(&h, ISO_OP_APPEND, 1, sl("y"), sl("5"), NULL, -1);
+	iso_history_add_txn(&h, 1, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 1: I1 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("x"), sl("2"), NULL, -1);
+	iso_history_add_txn(&h, 2, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 2: R1 */
+	l[0] = sl("1");
+	iso_history_add_list(&h, 0, sl("x"), l, 1);
+	iso_history_add_txn(&h, 3, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 3: R2 */
+	l[1] = sl("2");
+	iso_history_add_list(&h, 0, sl("x"), l, 2);
+	iso_history_add_txn(&h, 4, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 4: I2 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("x"), sl("3"), NULL, -1);
+	iso_history_add_txn(&h, 5, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 5: R3 */
+	l[2] = sl("3");
+	iso_history_add_list(&h, 0, sl("x"), l, 3);
+	iso_history_add_txn(&h, 6, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 6: R4 */
+	iso_history_add_list(&h, 0, sl("x"), l, 2);
+	iso_history_add_txn(&h, 7, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 7: I3 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("x"), sl("4"), NULL, -1);
+	iso_history_add_txn(&h, 8, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 8: I4 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("y"), sl("7"), NULL, -1);
+	iso_history_add_txn(&h, 9, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 9: R5 */
+	l[0] = sl("5");
+	l[1] = sl("6");
+	iso_history_add_list(&h, 0, sl("y"), l, 2);
+	iso_history_add_txn(&h, 10, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 10: R6 */
+	l[1] = sl("7");
+	iso_history_add_list(&h, 0, sl("y"), l, 2);
+	iso_history_add_txn(&h, 11, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 11: I5 */
+	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("y"), sl("8"), NULL, -1);
+	iso_history_add_txn(&h, 12, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);	/* 12: I6 */
+	l[1] = sl("7");
+	l[2] = sl("8");
+	iso_history_add_list(&h, 0, sl("y"), l, 3);
+	same = vertices_are(&h, want, sizeof(want) / sizeof(want[0]), &nv);
+	ok(same, "info transactions proven by repeated, extended and differing reads: %u vertices (want %u)",
+	   nv, (uint32) (sizeof(want) / sizeof(want[0])));
+	history_free(&h);
+}
+
+/*
+ * The same with keys x values past the dense table (2048 keys, 65536
+ * values: 2M words of bits), so the hash filter decides: on every 64th key
+ * the last of 32 appends is by an info transaction a committed read sees
+ * (proven), and another info append nobody reads (not proven).
+ */
+static void
+test_info_proven_filter(void)
+{
+	IsoHistory	h;
+	IsoSlice	l[32];
+	char		kb[16],
+				vb[32][16],
+				xb[16];
+	uint32	   *want = malloc(sizeof(uint32) * 70000);
+	uint32		n_want = 0;
+	uint32		nv = 0;
+	bool		same;
+	uint32		k,
+				i;
+	int64		id = 0;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (k = 0; k < 2048; k++)
+	{
+		bool		info_key = k % 64 == 0;
+
+		num(kb, "k", k);
+		for (i = 0; i < 32; i++)
+		{
+			bool		info = info_key && i == 31;
+
+			num(vb[i], "", k * 32 + i);
+			iso_history_add_txn(&h, id, info ? ISO_STATUS_INFO : ISO_STATUS_OK, false, 0,
+								ISO_NO_TIME, ISO_NO_TIME);
+			want[n_want++] = (uint32) id++;
+			iso_history_add_op(&h, ISO_OP_APPEND, 0, sl(kb), sl(vb[i]), NULL, -1);
+			l[i] = sl(vb[i]);
+		}
+		iso_history_add_txn(&h, id, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		want[n_want++] = (uint32) id++;
+		iso_history_add_list(&h, 0, sl(kb), l, 32);
+		if (info_key)
+		{
+			num(xb, "", 100000 + k);
+			iso_history_add_txn(&h, id++, ISO_STATUS_INFO, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+			iso_history_add_op(&h, ISO_OP_APPEND, 0, sl(kb), sl(xb), NULL, -1);
+		}
+	}
+	same = vertices_are(&h, want, n_want, &nv);
+	ok(same, "info transactions proven through the hash filter (2048 keys x 65536 values): %u vertices (want %u)",
+	   nv, n_want);
+	free(want);
+	history_free(&h);
+}
+
 int
 main(void)
 {
@@ -536,5 +679,7 @@ main(void)
 	test_ring_ww(100000 / scale);
 	test_chain(1000000 / scale);
 	test_star(100000 / scale);
+	test_info_proven_small();
+	test_info_proven_filter();
 	return tap_done();
 }
