@@ -11,6 +11,12 @@
  *
  * Differences are computed in uint64 and wrap: INT64_MIN - INT64_MAX is a
  * valid difference, and adding it back in uint64 gives the value again.
+ *
+ * A list delta (version 2) refers to the last read_list of the same key
+ * in the chunk.  Writer and reader keep the same state for it: for each
+ * key, the (offset, length) of its last list's elements in the chunk
+ * (IsoChunkLists), updated by every row with a read_list, whether written
+ * whole or as a delta.
  */
 #include "event_chunk.h"
 
@@ -24,7 +30,9 @@
 #define RF_VALUE		0x08
 #define RF_READ_VALUE	0x10
 #define RF_READ_LIST	0x20
-#define RF_KNOWN		0x3F
+#define RF_LIST_DELTA	0x40	/* version 2, with RF_READ_LIST */
+#define RF_KNOWN_V1		0x3F
+#define RF_KNOWN		0x7F
 
 /* transaction flags */
 #define TF_STATUS_MASK	0x03
@@ -55,6 +63,176 @@ u64_to_i64(uint64 u)
 	if (u <= (uint64) INT64_MAX)
 		return (int64) u;
 	return -(int64) (~u) - 1;
+}
+
+
+/* ---- each key's last read_list ---- */
+
+typedef struct IsoChunkListKey
+{
+	size_t		key_off;		/* the key's bytes, from the chunk's start */
+	int32		key_len;
+	uint32		hash;
+	size_t		start;			/* its segment of lists->refs */
+	int32		cap;			/* the segment's size */
+	int32		len;			/* elements of the key's last list */
+} IsoChunkListKey;
+
+typedef struct IsoChunkListRef
+{
+	size_t		off;			/* an element's bytes, from the chunk's start */
+	int32		len;
+} IsoChunkListRef;
+
+#define LISTS_INITIAL_SLOTS	64
+#define LISTS_INITIAL_REFS	1024
+
+/*
+ * Everything is allocated here and only grown after: the server's writer
+ * lives in a memory context of its own but adds rows in shorter ones, and
+ * iso_realloc keeps an allocation in its context.
+ */
+static void
+lists_init(IsoChunkLists *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->nslots = LISTS_INITIAL_SLOTS;
+	l->slots = iso_alloc0(sizeof(uint32) * l->nslots);
+	l->keys_cap = LISTS_INITIAL_SLOTS / 2;
+	l->keys = iso_alloc(sizeof(IsoChunkListKey) * l->keys_cap);
+	l->refs_cap = LISTS_INITIAL_REFS;
+	l->refs = iso_alloc(sizeof(IsoChunkListRef) * l->refs_cap);
+}
+
+/* forget every key, keep the memory */
+static void
+lists_reset(IsoChunkLists *l)
+{
+	if (l->slots)
+		memset(l->slots, 0, sizeof(uint32) * l->nslots);
+	l->nkeys = 0;
+	l->nrefs = 0;
+}
+
+static void
+lists_free(IsoChunkLists *l)
+{
+	if (l->slots)
+		iso_free(l->slots);
+	if (l->keys)
+		iso_free(l->keys);
+	if (l->refs)
+		iso_free(l->refs);
+	memset(l, 0, sizeof(*l));
+}
+
+/* FNV-1a: keys are short, and the same bytes must give the same slots */
+static uint32
+hash_bytes(const char *p, int32 n)
+{
+	uint32		h = 2166136261u;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		h ^= (uint8) p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* the key whose bytes are key (base + its offset is where it is), or NULL */
+static IsoChunkListKey *
+lists_find(const IsoChunkLists *l, const uint8 *base, IsoSlice key, uint32 hash)
+{
+	uint32		mask = l->nslots - 1;
+	uint32		i;
+
+	for (i = hash & mask; l->slots[i] != 0; i = (i + 1) & mask)
+	{
+		IsoChunkListKey *k = &l->keys[l->slots[i] - 1];
+
+		if (k->hash == hash && k->key_len == key.len &&
+			(key.len == 0 || memcmp(base + k->key_off, key.ptr, (size_t) key.len) == 0))
+			return k;
+	}
+	return NULL;
+}
+
+static void
+lists_put_slot(IsoChunkLists *l, uint32 hash, uint32 index)
+{
+	uint32		mask = l->nslots - 1;
+	uint32		i;
+
+	for (i = hash & mask; l->slots[i] != 0; i = (i + 1) & mask)
+		;
+	l->slots[i] = index + 1;
+}
+
+/* a new key (not there yet) with an empty list; at most half the slots used */
+static IsoChunkListKey *
+lists_add(IsoChunkLists *l, uint32 hash, size_t key_off, int32 key_len)
+{
+	IsoChunkListKey *k;
+	uint32		i;
+
+	if ((uint64) (l->nkeys + 1) * 2 > l->nslots)
+	{
+		if (l->nslots > PG_UINT32_MAX / 4)
+			iso_host_internal_error("event chunk: too many keys");
+		l->nslots *= 2;
+		l->slots = iso_realloc(l->slots, sizeof(uint32) * l->nslots);
+		memset(l->slots, 0, sizeof(uint32) * l->nslots);
+		for (i = 0; i < l->nkeys; i++)
+			lists_put_slot(l, l->keys[i].hash, i);
+	}
+	if (l->nkeys == l->keys_cap)
+	{
+		l->keys_cap *= 2;
+		l->keys = iso_realloc(l->keys, sizeof(IsoChunkListKey) * l->keys_cap);
+	}
+	lists_put_slot(l, hash, l->nkeys);
+	k = &l->keys[l->nkeys++];
+	k->key_off = key_off;
+	k->key_len = key_len;
+	k->hash = hash;
+	k->start = 0;
+	k->cap = 0;
+	k->len = 0;
+	return k;
+}
+
+/*
+ * Room for n elements in k's segment, its first keep kept.  A segment too
+ * small is left behind for one twice as big at the end of the pool: what
+ * is left behind is less than what is used, and the pool is emptied with
+ * the chunk.
+ */
+static IsoChunkListRef *
+lists_reserve(IsoChunkLists *l, IsoChunkListKey *k, int32 n, int32 keep)
+{
+	int32		cap;
+
+	if (n <= k->cap)
+		return l->refs + k->start;
+	cap = k->cap > PG_INT32_MAX / 2 ? PG_INT32_MAX : Max(k->cap * 2, 8);
+	cap = Max(cap, n);
+	if (l->refs_cap - l->nrefs < (size_t) cap)
+	{
+		size_t		want = l->refs_cap * 2;
+
+		while (want - l->nrefs < (size_t) cap)
+			want *= 2;
+		l->refs = iso_realloc(l->refs, sizeof(IsoChunkListRef) * want);
+		l->refs_cap = want;
+	}
+	if (keep > 0)
+		memcpy(l->refs + l->nrefs, l->refs + k->start, sizeof(IsoChunkListRef) * keep);
+	k->start = l->nrefs;
+	k->cap = cap;
+	l->nrefs += (size_t) cap;
+	return l->refs + k->start;
 }
 
 
@@ -125,6 +303,7 @@ iso_chunk_writer_init(IsoChunkWriter *w, int encoding)
 	w->buf[2] = ISO_CHUNK_VERSION;
 	w->buf[3] = (uint8) encoding;
 	memset(w->buf + 4, 0, 4);	/* nrows: iso_chunk_writer_data */
+	lists_init(&w->lists);
 	iso_chunk_writer_reset(w);
 }
 
@@ -138,6 +317,7 @@ iso_chunk_writer_reset(IsoChunkWriter *w)
 	w->ordered = true;
 	w->have_txn = false;
 	memset(&w->txn, 0, sizeof(w->txn));
+	lists_reset(&w->lists);
 }
 
 void
@@ -147,6 +327,7 @@ iso_chunk_writer_free(IsoChunkWriter *w)
 		iso_free(w->buf);
 	w->buf = NULL;
 	w->len = w->cap = 0;
+	lists_free(&w->lists);
 }
 
 /* whether row's transaction fields differ from the last ones written */
@@ -208,11 +389,63 @@ track_key(IsoChunkWriter *w, const IsoEventRow *row)
 	w->last = key;
 }
 
+/* how many of row's first list elements are those of k's last list */
+static int32
+common_prefix(const IsoChunkWriter *w, const IsoChunkListKey *k, const IsoEventRow *row)
+{
+	const IsoChunkListRef *refs = w->lists.refs + k->start;
+	int32		n = Min(k->len, row->list_len);
+	int32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		IsoSlice	e = row->list[i];
+
+		if (refs[i].len != e.len ||
+			(e.len > 0 && memcmp(w->buf + refs[i].off, e.ptr, (size_t) e.len) != 0))
+			break;
+	}
+	return i;
+}
+
+/*
+ * row's list, as a delta when p > 0 (k the key's state, NULL when none),
+ * and the key's state becomes it; key_off is where the row's key is.
+ */
+static void
+put_list(IsoChunkWriter *w, const IsoEventRow *row, IsoChunkListKey *k,
+		 uint32 hash, size_t key_off, int32 p)
+{
+	IsoChunkListRef *refs;
+	int32		i;
+
+	if (k == NULL)
+		k = lists_add(&w->lists, hash, key_off, row->key.len);
+	if (p > 0)
+	{
+		put_varint(w, (uint64) p);
+		put_varint(w, (uint64) (row->list_len - p));
+	}
+	else
+		put_varint(w, (uint64) row->list_len);
+	refs = lists_reserve(&w->lists, k, row->list_len, p);
+	for (i = p; i < row->list_len; i++)
+	{
+		put_string(w, row->list[i]);
+		refs[i].off = w->len - (size_t) row->list[i].len;
+		refs[i].len = row->list[i].len;
+	}
+	k->len = row->list_len;
+}
+
 void
 iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row)
 {
 	bool		txn = txn_differs(w, row);
-	int32		i;
+	IsoChunkListKey *k = NULL;
+	uint32		hash = 0;
+	int32		p = 0;
+	size_t		key_off;
 
 	/* the server validated the row; anything else here is a bug */
 	if ((unsigned) row->op > ISO_OP_APPEND ||
@@ -222,25 +455,30 @@ iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row)
 	if (w->nrows == PG_UINT32_MAX)
 		iso_host_internal_error("event chunk: too many rows");
 
+	if (row->has_list)
+	{
+		hash = hash_bytes(row->key.ptr, row->key.len);
+		k = lists_find(&w->lists, w->buf, row->key, hash);
+		if (k != NULL)
+			p = common_prefix(w, k, row);
+	}
 	put_byte(w, (uint8) ((unsigned) row->op |
 						 (txn ? RF_TXN : 0) |
 						 (row->value.ptr ? RF_VALUE : 0) |
 						 (row->read_value.ptr ? RF_READ_VALUE : 0) |
-						 (row->has_list ? RF_READ_LIST : 0)));
+						 (row->has_list ? RF_READ_LIST : 0) |
+						 (p > 0 ? RF_LIST_DELTA : 0)));
 	if (txn)
 		put_txn(w, row);
 	put_varint(w, (uint64) row->pos);
 	put_string(w, row->key);
+	key_off = w->len - (size_t) row->key.len;
 	if (row->value.ptr)
 		put_string(w, row->value);
 	if (row->read_value.ptr)
 		put_string(w, row->read_value);
 	if (row->has_list)
-	{
-		put_varint(w, (uint64) row->list_len);
-		for (i = 0; i < row->list_len; i++)
-			put_string(w, row->list[i]);
-	}
+		put_list(w, row, k, hash, key_off, p);
 
 	track_key(w, row);
 	w->nrows++;
@@ -357,38 +595,130 @@ get_txn(IsoChunkReader *r)
 	return true;
 }
 
+/* a count of list elements: each takes its length byte at least */
 static bool
-get_list(IsoChunkReader *r)
+get_count(IsoChunkReader *r, uint64 *n)
 {
-	IsoEventRow *row = &r->row;
-	uint64		n;
+	if (!get_varint(r, n))
+		return false;
+	/* bound n before anything is allocated for it */
+	if (*n > (uint64) (r->end - r->p))
+		return damaged(r, "a list runs past the end of the chunk");
+	if (*n > (uint64) PG_INT32_MAX)
+		return damaged(r, "a list length is out of range");
+	return true;
+}
+
+/* room for n elements in r->list (n bounded by the caller) */
+static void
+reserve_list(IsoChunkReader *r, int32 n)
+{
+	int64		cap;
+
+	if (n <= r->list_cap)
+		return;
+	cap = r->list_cap ? (int64) r->list_cap * 2 : 16;
+	if (cap < n)
+		cap = n;
+	if (cap > PG_INT32_MAX)
+		cap = PG_INT32_MAX;
+	r->list = iso_realloc(r->list, (size_t) cap * sizeof(IsoSlice));
+	r->list_cap = (int32) cap;
+}
+
+/* n elements into r->list from index from; the row's list is then from + n */
+static bool
+get_elements(IsoChunkReader *r, int32 from, int32 n)
+{
 	int32		i;
 
-	if (!get_varint(r, &n))
-		return false;
-	/* every element takes at least its length byte: bound n before alloc */
-	if (n > (uint64) (r->end - r->p))
-		return damaged(r, "a list runs past the end of the chunk");
-	if (n > (uint64) PG_INT32_MAX)
-		return damaged(r, "a list length is out of range");
-	if ((int64) n > r->list_cap)
-	{
-		int64		cap = r->list_cap ? (int64) r->list_cap * 2 : 16;
-
-		if (cap < (int64) n)
-			cap = (int64) n;
-		if (cap > PG_INT32_MAX)
-			cap = PG_INT32_MAX;
-		r->list = iso_realloc(r->list, (size_t) cap * sizeof(IsoSlice));
-		r->list_cap = (int32) cap;
-	}
-	for (i = 0; i < (int32) n; i++)
+	reserve_list(r, from + n);
+	for (i = from; i < from + n; i++)
 	{
 		if (!get_string(r, &r->list[i]))
 			return false;
 	}
-	row->list = r->list;
-	row->list_len = (int32) n;
+	r->row.list = r->list;
+	r->row.list_len = from + n;
+	return true;
+}
+
+/* a list written whole */
+static bool
+get_list(IsoChunkReader *r)
+{
+	uint64		n;
+
+	if (!get_count(r, &n))
+		return false;
+	return get_elements(r, 0, (int32) n);
+}
+
+/* a list delta on k's last list: *keep is how many of its elements stay */
+static bool
+get_list_delta(IsoChunkReader *r, const IsoChunkListKey *k, int32 *keep)
+{
+	const IsoChunkListRef *refs = r->lists.refs + k->start;
+	uint64		p;
+	uint64		n;
+	int32		i;
+
+	if (!get_varint(r, &p))
+		return false;
+	if (p > (uint64) k->len)
+		return damaged(r, "a list delta keeps more elements than the key's last list has");
+	if (!get_count(r, &n))
+		return false;
+	if (n > (uint64) (PG_INT32_MAX - (int32) p))
+		return damaged(r, "a list length is out of range");
+	reserve_list(r, (int32) (p + n));
+	for (i = 0; i < (int32) p; i++)
+	{
+		r->list[i].ptr = (const char *) r->start + refs[i].off;
+		r->list[i].len = refs[i].len;
+	}
+	*keep = (int32) p;
+	return get_elements(r, (int32) p, (int32) n);
+}
+
+/*
+ * Version 2: a list whole or as a delta, and the row's key's last list
+ * becomes it.
+ */
+static bool
+get_list_v2(IsoChunkReader *r, bool delta)
+{
+	IsoEventRow *row = &r->row;
+	IsoChunkLists *l = &r->lists;
+	uint32		hash = hash_bytes(row->key.ptr, row->key.len);
+	IsoChunkListKey *k;
+	IsoChunkListRef *refs;
+	int32		keep = 0;
+	int32		i;
+
+	if (l->slots == NULL)
+		lists_init(l);
+	k = lists_find(l, r->start, row->key, hash);
+	if (delta)
+	{
+		if (k == NULL)
+			return damaged(r, "a list delta for a key with no list before it in the chunk");
+		if (!get_list_delta(r, k, &keep))
+			return false;
+	}
+	else if (!get_list(r))
+		return false;
+
+	if (k == NULL)
+		k = lists_add(l, hash, (size_t) ((const uint8 *) row->key.ptr - r->start),
+					  row->key.len);
+	refs = lists_reserve(l, k, row->list_len, keep);
+	for (i = keep; i < row->list_len; i++)
+	{
+		refs[i].off = (size_t) ((const uint8 *) r->list[i].ptr - r->start);
+		refs[i].len = r->list[i].len;
+	}
+	k->len = row->list_len;
 	return true;
 }
 
@@ -402,8 +732,10 @@ get_row(IsoChunkReader *r)
 	if (r->p >= r->end)
 		return damaged(r, "a row runs past the end of the chunk");
 	flags = *r->p++;
-	if (flags & ~RF_KNOWN)
+	if (flags & ~(r->version == ISO_CHUNK_VERSION_1 ? RF_KNOWN_V1 : RF_KNOWN))
 		return damaged(r, "a row has unknown flags");
+	if ((flags & RF_LIST_DELTA) && !(flags & RF_READ_LIST))
+		return damaged(r, "a row has a list delta but no list");
 	if ((flags & RF_OP_MASK) > ISO_OP_APPEND)
 		return damaged(r, "a row has an unknown operation");
 	row->op = (IsoOpKind) (flags & RF_OP_MASK);
@@ -433,9 +765,11 @@ get_row(IsoChunkReader *r)
 	row->has_list = (flags & RF_READ_LIST) != 0;
 	row->list = NULL;
 	row->list_len = 0;
-	if (row->has_list && !get_list(r))
-		return false;
-	return true;
+	if (!row->has_list)
+		return true;
+	if (r->version == ISO_CHUNK_VERSION_1)
+		return get_list(r);
+	return get_list_v2(r, (flags & RF_LIST_DELTA) != 0);
 }
 
 bool
@@ -454,15 +788,17 @@ iso_chunk_reader_init(IsoChunkReader *r, const void *data, size_t len)
 		r->error = "not an event chunk (wrong magic bytes)";
 		return false;
 	}
-	if (b[2] != ISO_CHUNK_VERSION)
+	if (b[2] != ISO_CHUNK_VERSION_1 && b[2] != ISO_CHUNK_VERSION_2)
 	{
 		r->error = "an event chunk of an unknown version";
 		return false;
 	}
+	r->version = b[2];
 	r->encoding = b[3];
 	r->nrows = (uint32) b[4] | (uint32) b[5] << 8 |
 		(uint32) b[6] << 16 | (uint32) b[7] << 24;
 	r->left = r->nrows;
+	r->start = b;
 	r->p = b + ISO_CHUNK_HEADER_SIZE;
 	r->end = b + len;
 	return true;
@@ -496,4 +832,5 @@ iso_chunk_reader_free(IsoChunkReader *r)
 		iso_free(r->list);
 	r->list = NULL;
 	r->list_cap = 0;
+	lists_free(&r->lists);
 }

@@ -11,7 +11,8 @@
  *
  *   header   'I' 'E' version(1) encoding(1) nrows(u32, little-endian)
  *   row      flags(1): bits 0-1 op (IsoOpKind), 2 transaction fields
- *            follow, 3 value, 4 read_value, 5 read_list
+ *            follow, 3 value, 4 read_value, 5 read_list, 6 list delta
+ *            (version 2, only with 5)
  *            [transaction fields: tflags(1): bits 0-1 status (IsoStatus),
  *             2 process, 3 invoke_time, 4 complete_time; then txn_id and
  *             the present ones of process, invoke_time, complete_time,
@@ -22,6 +23,19 @@
  *            pos (varint), key (varint length, bytes),
  *            [value], [read_value] (varint length, bytes),
  *            [read_list: varint count, then each element as a string]
+ *            [list delta instead: varint p, varint count, then count
+ *             elements as strings: the list is the first p elements of
+ *             the last read_list of the same key (same bytes) in this
+ *             chunk, then these]
+ *
+ * Version 2 added the list delta; a version 1 chunk has none and
+ * is read as before.  In a list-append history a read of a key mostly
+ * returns the key's previous read and a few more elements, so packing
+ * every element again made most of a chunk's bytes (and of its packing,
+ * compression and TOAST writes).  The writer uses a delta when an earlier
+ * row of the chunk read a list of the same key and the new list starts
+ * with p > 0 of its elements (the longest such prefix); otherwise the
+ * list is written whole.  A chunk depends on no other chunk.
  *
  * The transaction fields are written only when they differ from the row
  * before (the first row of a chunk always has them), so a transaction's
@@ -40,7 +54,9 @@
 #include "names.h"
 #include "port.h"
 
-#define ISO_CHUNK_VERSION		1
+#define ISO_CHUNK_VERSION_1		1	/* no list deltas: still read */
+#define ISO_CHUNK_VERSION_2		2
+#define ISO_CHUNK_VERSION		ISO_CHUNK_VERSION_2	/* what the writer writes */
 #define ISO_CHUNK_HEADER_SIZE	8
 /* a chunk is closed at this many rows or bytes, whichever comes first */
 #define ISO_CHUNK_MAX_ROWS		16384
@@ -90,6 +106,26 @@ iso_event_key_cmp(IsoEventKey a, IsoEventKey b)
 }
 
 /*
+ * The last read_list of each key seen in a chunk (the base of a list
+ * delta): an open-addressing hash on the key's bytes and, for each key, a
+ * segment of a pool of element references.  Keys and elements are kept as
+ * (offset, length) from the start of the chunk (the writer's buffer moves
+ * when it grows; the reader's chunk does not, but the same code serves
+ * both).  The entry types are private to event_chunk.c.
+ */
+typedef struct IsoChunkLists
+{
+	uint32	   *slots;			/* 0 empty, else key index + 1 */
+	uint32		nslots;			/* a power of 2 */
+	struct IsoChunkListKey *keys;
+	uint32		nkeys;
+	uint32		keys_cap;
+	struct IsoChunkListRef *refs;	/* the keys' segments */
+	size_t		nrefs;
+	size_t		refs_cap;
+} IsoChunkLists;
+
+/*
  * Packing.  The buffer grows with iso_realloc; iso_chunk_writer_reset
  * starts the next chunk in the same buffer.
  */
@@ -107,6 +143,7 @@ typedef struct IsoChunkWriter
 	/* the last transaction fields written (the base of the differences) */
 	bool		have_txn;
 	IsoEventRow txn;
+	IsoChunkLists lists;		/* each key's last read_list in buf */
 } IsoChunkWriter;
 
 extern void iso_chunk_writer_init(IsoChunkWriter *w, int encoding);
@@ -116,12 +153,16 @@ extern bool iso_chunk_writer_full(const IsoChunkWriter *w);
 /* the chunk's bytes (header included), valid until the next add or reset */
 extern const uint8 *iso_chunk_writer_data(IsoChunkWriter *w, size_t *len);
 extern void iso_chunk_writer_reset(IsoChunkWriter *w);
+/* frees the buffer and the lists' state, all allocated by init */
 extern void iso_chunk_writer_free(IsoChunkWriter *w);
 
 /*
  * Unpacking: init, then next until it returns 0 (no more rows) or -1
  * (damaged: error says what).  The row and its strings point into the
  * chunk and into the reader's list buffer: valid until the next call.
+ * The chunk must stay in place until the last call (a list delta refers
+ * to the elements of earlier rows).  The reader allocates with iso_alloc
+ * in next; iso_chunk_reader_free frees it all.
  */
 typedef struct IsoChunkReader
 {
@@ -129,15 +170,18 @@ typedef struct IsoChunkReader
 	const uint8 *end;
 	uint32		nrows;
 	uint32		left;
+	int			version;
 	int			encoding;
 	bool		have_txn;
 	IsoEventRow row;
 	IsoSlice   *list;
 	int32		list_cap;
+	const uint8 *start;			/* the chunk (the lists' offsets are from here) */
+	IsoChunkLists lists;		/* version 2: each key's last read_list */
 	const char *error;			/* static text when damaged */
 } IsoChunkReader;
 
-/* false (and error set) when the header is not a chunk of this version */
+/* false (and error set) when the header is not a chunk of a known version */
 extern bool iso_chunk_reader_init(IsoChunkReader *r, const void *data, size_t len);
 extern int	iso_chunk_reader_next(IsoChunkReader *r);
 extern void iso_chunk_reader_free(IsoChunkReader *r);

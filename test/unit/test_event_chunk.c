@@ -2,14 +2,22 @@
  * test_event_chunk.c
  *	  Event chunks (src/core/event_chunk.c), standalone, TAP output.
  *
- *	  - a 3-row chunk whose bytes are written out by hand below, compared
- *		byte for byte with the writer's and decoded back;
+ *	  - a 3-row version 1 chunk whose bytes are written out by hand below,
+ *		decoded back, and compared byte for byte with the writer's (which
+ *		writes the same rows as version 2: the same bytes but the version);
+ *	  - a 5-row version 2 chunk with list deltas, the same way;
  *	  - a row whose transaction fields disagree with the row before of the
  *		same transaction is written with its own fields;
  *	  - random rows (extreme ids and times, NULL and empty strings, NUL and
  *		high bytes, lists of 0..50 elements) packed into chunks closed by
  *		iso_chunk_writer_full, read back and compared with what was added,
  *		first/last/ordered with what the test computes itself;
+ *	  - list reads of a few keys that extend, shrink, diverge from and
+ *		repeat the key's read before (empty lists, empty elements, NUL
+ *		bytes), read back as added; the same rows give the same bytes, and
+ *		a chunk after iso_chunk_writer_reset owes nothing to the one before;
+ *	  - a list-append-like sequence packs at least 3 times smaller than
+ *		its lists' elements alone take written whole;
  *	  - damage: every truncation and single-byte change of valid chunks
  *		ends in rows or -1, never a read outside the chunk (each copy is a
  *		malloc of its exact length, so ASan sees one byte past it), and the
@@ -22,6 +30,7 @@
 
 #include <stdlib.h>
 
+#include "list_append.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -209,6 +218,26 @@ hand_rows(IsoEventRow rows[3], IsoSlice *list1)
 	rows[2].value = sl("");
 }
 
+/* the writer's bytes against want, byte for byte */
+static void
+check_bytes(const char *what, const uint8 *data, size_t len, const uint8 *want,
+			size_t want_len)
+{
+	bool		same = true;
+	size_t		i;
+
+	ok(len == want_len, "%s: %zu bytes (got %zu)", what, want_len, len);
+	for (i = 0; i < Min(len, want_len); i++)
+	{
+		if (data[i] != want[i])
+		{
+			diag("byte %zu: got 0x%02X, expected 0x%02X", i, data[i], want[i]);
+			same = false;
+		}
+	}
+	ok(same && len == want_len, "%s: the writer's bytes, byte for byte", what);
+}
+
 static void
 test_hand_chunk(void)
 {
@@ -219,25 +248,17 @@ test_hand_chunk(void)
 	const uint8 *data;
 	size_t		len;
 	int			i;
-	bool		same = true;
+	uint8		as_v2[sizeof(hand_chunk)];
 
+	/* no key's list comes twice: version 2 writes them as version 1 did */
+	memcpy(as_v2, hand_chunk, sizeof(hand_chunk));
+	as_v2[2] = ISO_CHUNK_VERSION_2;
 	hand_rows(rows, &list1);
 	iso_chunk_writer_init(&w, 6);
 	for (i = 0; i < 3; i++)
 		iso_chunk_writer_add(&w, &rows[i]);
 	data = iso_chunk_writer_data(&w, &len);
-
-	ok(len == sizeof(hand_chunk), "hand chunk: %zu bytes (got %zu)",
-	   sizeof(hand_chunk), len);
-	for (i = 0; i < (int) Min(len, sizeof(hand_chunk)); i++)
-	{
-		if (data[i] != hand_chunk[i])
-		{
-			diag("byte %d: got 0x%02X, expected 0x%02X", i, data[i], hand_chunk[i]);
-			same = false;
-		}
-	}
-	ok(same && len == sizeof(hand_chunk), "hand chunk: the writer's bytes, byte for byte");
+	check_bytes("hand chunk as version 2", data, len, as_v2, sizeof(as_v2));
 	ok(w.first.txn_id == 5 && w.first.pos == 0 && w.last.txn_id == 7 &&
 	   w.last.pos == 0 && w.ordered, "hand chunk: first (5,0), last (7,0), ordered");
 	ok(!iso_chunk_writer_full(&w), "hand chunk: not full");
@@ -257,6 +278,140 @@ test_hand_chunk(void)
 	ok(iso_chunk_reader_next(&r) == 0 && r.error == NULL, "hand chunk: then the end");
 	ok(iso_chunk_reader_next(&r) == 0, "hand chunk: the end again");
 	iso_chunk_reader_free(&r);
+
+	ok(iso_chunk_reader_init(&r, as_v2, sizeof(as_v2)) && r.version == 2,
+	   "hand chunk as version 2: reader accepts the header");
+	for (i = 0; i < 3; i++)
+	{
+		int			rc = iso_chunk_reader_next(&r);
+
+		ok(rc == 1 && row_eq(&r.row, &rows[i]),
+		   "hand chunk as version 2: row %d decodes as written", i + 1);
+	}
+	ok(iso_chunk_reader_next(&r) == 0, "hand chunk as version 2: then the end");
+	iso_chunk_reader_free(&r);
+}
+
+/*
+ * Version 2 with list deltas.  One transaction (txn 5, process 2, invoked
+ * 100, completed 150, ok) reads:
+ * Row 1: x as ["1", "2"]: the first list of x, whole.
+ * Row 2: y as ["a"]: another key, whole.
+ * Row 3: x as ["1", "2", "3"]: a delta on row 1's list, keeping 2.
+ * Row 4: x as ["1", "9"]: a delta on row 3's (not row 1's) list, keeping 1.
+ * Row 5: x as []: nothing in common with row 4's list, whole.
+ */
+static const uint8 delta_chunk[] = {
+	/* header */
+	'I', 'E',
+	0x02,						/* version 2 */
+	0x06,						/* encoding 6 */
+	0x05, 0x00, 0x00, 0x00,		/* nrows 5 */
+	/* row 1 */
+	0x24,						/* op read (0) | txn fields 0x04 | read_list 0x20 */
+	0x1C,						/* status ok | process | invoke | complete */
+	0x0A,						/* txn_id 5, zigzag 10 */
+	0x04,						/* process 2, zigzag 4 */
+	0xC8, 0x01,					/* invoke 100, zigzag 200 */
+	0xAC, 0x02,					/* complete 150, zigzag 300 */
+	0x00,						/* pos 0 */
+	0x01, 'x',					/* key "x" */
+	0x02,						/* read_list: 2 elements */
+	0x01, '1',
+	0x01, '2',
+	/* row 2 */
+	0x20,						/* op read | read_list, no txn fields */
+	0x01,						/* pos 1 */
+	0x01, 'y',					/* key "y" */
+	0x01,						/* read_list: 1 element */
+	0x01, 'a',
+	/* row 3 */
+	0x60,						/* op read | read_list 0x20 | list delta 0x40 */
+	0x02,						/* pos 2 */
+	0x01, 'x',					/* key "x" */
+	0x02,						/* keep 2 of x's last list, ["1", "2"] */
+	0x01,						/* then 1 element */
+	0x01, '3',
+	/* row 4 */
+	0x60,						/* op read | read_list | list delta */
+	0x03,						/* pos 3 */
+	0x01, 'x',					/* key "x" */
+	0x01,						/* keep 1 of ["1", "2", "3"] */
+	0x01,						/* then 1 element */
+	0x01, '9',
+	/* row 5 */
+	0x20,						/* op read | read_list: no common prefix */
+	0x04,						/* pos 4 */
+	0x01, 'x',					/* key "x" */
+	0x00						/* read_list: 0 elements */
+};
+
+/* offsets in delta_chunk (damage tests) */
+#define DELTA_ROW3			31
+#define DELTA_ROW3_KEEP		(DELTA_ROW3 + 4)
+
+static const IsoSlice delta_lists[5][3] = {
+	{{"1", 1}, {"2", 1}},
+	{{"a", 1}},
+	{{"1", 1}, {"2", 1}, {"3", 1}},
+	{{"1", 1}, {"9", 1}},
+	{{NULL, 0}}
+};
+static const int32 delta_list_lens[5] = {2, 1, 3, 2, 0};
+
+static void
+delta_rows(IsoEventRow rows[5])
+{
+	int			i;
+
+	for (i = 0; i < 5; i++)
+	{
+		rows[i] = new_row(5, ISO_STATUS_OK, i, ISO_OP_READ, i == 1 ? "y" : "x");
+		rows[i].has_process = rows[i].has_invoke_time = rows[i].has_complete_time = true;
+		rows[i].process = 2;
+		rows[i].invoke_time = 100;
+		rows[i].complete_time = 150;
+		rows[i].has_list = true;
+		rows[i].list_len = delta_list_lens[i];
+		rows[i].list = delta_lists[i];
+	}
+}
+
+static void
+test_delta_chunk(void)
+{
+	IsoEventRow rows[5];
+	IsoChunkWriter w;
+	IsoChunkReader r;
+	const uint8 *data;
+	size_t		len;
+	int			i;
+
+	ok(delta_chunk[DELTA_ROW3] == 0x60 && delta_chunk[DELTA_ROW3_KEEP] == 0x02,
+	   "delta chunk: the offsets the damage tests use");
+	delta_rows(rows);
+	iso_chunk_writer_init(&w, 6);
+	for (i = 0; i < 5; i++)
+		iso_chunk_writer_add(&w, &rows[i]);
+	data = iso_chunk_writer_data(&w, &len);
+	check_bytes("delta chunk", data, len, delta_chunk, sizeof(delta_chunk));
+	iso_chunk_writer_free(&w);
+
+	ok(iso_chunk_reader_init(&r, delta_chunk, sizeof(delta_chunk)) && r.nrows == 5 &&
+	   r.version == 2, "delta chunk: reader accepts the header, 5 rows");
+	for (i = 0; i < 5; i++)
+	{
+		int			rc = iso_chunk_reader_next(&r);
+
+		ok(rc == 1 && row_eq(&r.row, &rows[i]), "delta chunk: row %d decodes as written", i + 1);
+		/* the kept elements are the bytes of row 1's list, in the chunk */
+		if (i == 2)
+			ok(r.row.list_len == 3 && r.row.list[0].ptr == (const char *) delta_chunk + 21 &&
+			   r.row.list[2].ptr == (const char *) delta_chunk + 38,
+			   "delta chunk: row 3's elements point into the chunk");
+	}
+	ok(iso_chunk_reader_next(&r) == 0 && r.error == NULL, "delta chunk: then the end");
+	iso_chunk_reader_free(&r);
 }
 
 static void
@@ -267,7 +422,7 @@ test_empty_chunk(void)
 	size_t		len;
 	uint32		n;
 	const char *err;
-	static const uint8 want[] = {'I', 'E', 1, 0, 0, 0, 0, 0};
+	static const uint8 want[] = {'I', 'E', 2, 0, 0, 0, 0, 0};
 
 	iso_chunk_writer_init(&w, 0);
 	data = iso_chunk_writer_data(&w, &len);
@@ -646,7 +801,305 @@ test_round_trip(void)
 }
 
 
-/* ---- 4. damage ---- */
+/* ---- 4. list reads that follow the read before of their key ---- */
+
+/* keys that differ only after a NUL byte, an empty key, a long one */
+static const IsoSlice list_keys[] = {
+	{"x", 1}, {"", 0}, {"k\0a", 3}, {"k\0b", 3}, {"a longer key of a test", 22}, {"y", 1}
+};
+#define NLIST_KEYS	((int) (sizeof(list_keys) / sizeof(list_keys[0])))
+
+static void
+drop_list(GenRow *g)
+{
+	int32		i;
+
+	if (g->elems)
+	{
+		for (i = 0; i < g->row.list_len; i++)
+			free(g->elems[i]);
+	}
+	free(g->elems);
+	free(g->list);
+	g->elems = NULL;
+	g->list = NULL;
+	g->row.has_list = false;
+	g->row.list_len = 0;
+	g->row.list = NULL;
+}
+
+/*
+ * g's list made from base (the key's last list, base_len elements): the
+ * same extended, shortened, diverging after a prefix, repeated, empty or
+ * new.  New elements are short, often empty or with NUL bytes.
+ */
+static void
+set_list(GenRow *g, const IsoSlice *base, int32 base_len)
+{
+	int32		keep;
+	int32		extra;
+	int32		n;
+	int32		i;
+
+	switch (rnd_int(6))
+	{
+		case 0:					/* extended */
+			keep = base_len;
+			extra = 1 + rnd_int(3);
+			break;
+		case 1:					/* shortened */
+			keep = base_len ? rnd_int(base_len) : 0;
+			extra = 0;
+			break;
+		case 2:					/* diverging after a prefix */
+			keep = rnd_int(base_len + 1);
+			extra = 1 + rnd_int(3);
+			break;
+		case 3:					/* repeated */
+			keep = base_len;
+			extra = 0;
+			break;
+		case 4:					/* empty */
+			keep = 0;
+			extra = 0;
+			break;
+		default:				/* new */
+			keep = 0;
+			extra = rnd_int(5);
+	}
+	n = keep + extra;
+	g->elems = malloc(sizeof(char *) * (size_t) (n + 1));
+	g->list = malloc(sizeof(IsoSlice) * (size_t) (n + 1));
+	for (i = 0; i < keep; i++)
+	{
+		g->elems[i] = malloc((size_t) base[i].len + 1);
+		memcpy(g->elems[i], base[i].ptr, (size_t) base[i].len);
+		g->list[i].ptr = g->elems[i];
+		g->list[i].len = base[i].len;
+	}
+	for (i = keep; i < n; i++)
+		g->list[i] = rnd_string(&g->elems[i], 3);
+	g->row.has_list = true;
+	g->row.list_len = n;
+	g->row.list = g->list;
+}
+
+/*
+ * The next row of a run of a few keys: most rows read one of them, each
+ * read made from that key's last read in the run (last[k], -1 for none).
+ */
+static void
+gen_list_row(GenRow *rows, uint32 i, int32 *last)
+{
+	GenRow	   *g = &rows[i];
+	int			k = rnd_int(NLIST_KEYS);
+
+	gen_row(g, i ? &rows[i - 1].row : NULL, false);
+	drop_list(g);
+	free(g->strs[0]);
+	g->strs[0] = malloc((size_t) list_keys[k].len + 1);
+	memcpy(g->strs[0], list_keys[k].ptr, (size_t) list_keys[k].len);
+	g->row.key.ptr = g->strs[0];
+	g->row.key.len = list_keys[k].len;
+	if (chance(15))
+		return;					/* no list */
+	if (last[k] >= 0)
+		set_list(g, rows[last[k]].row.list, rows[last[k]].row.list_len);
+	else
+		set_list(g, NULL, 0);
+	last[k] = (int32) i;
+}
+
+/*
+ * Add row through a copy of its key and list that is overwritten and
+ * freed right after: the writer must keep nothing of its input.
+ */
+static void
+add_transient(IsoChunkWriter *w, const IsoEventRow *row)
+{
+	IsoEventRow t = *row;
+	char	   *key = malloc((size_t) row->key.len + 1);
+	IsoSlice   *list = malloc(sizeof(IsoSlice) * (size_t) (row->list_len + 1));
+	char	  **elems = malloc(sizeof(char *) * (size_t) (row->list_len + 1));
+	int32		i;
+
+	memcpy(key, row->key.ptr, (size_t) row->key.len);
+	t.key.ptr = key;
+	for (i = 0; row->has_list && i < row->list_len; i++)
+	{
+		elems[i] = malloc((size_t) row->list[i].len + 1);
+		memcpy(elems[i], row->list[i].ptr, (size_t) row->list[i].len);
+		list[i].ptr = elems[i];
+		list[i].len = row->list[i].len;
+	}
+	t.list = row->has_list ? list : NULL;
+	iso_chunk_writer_add(w, &t);
+	memset(key, 0x5A, (size_t) row->key.len + 1);
+	free(key);
+	for (i = 0; row->has_list && i < row->list_len; i++)
+	{
+		memset(elems[i], 0x5A, (size_t) row->list[i].len + 1);
+		free(elems[i]);
+	}
+	free(elems);
+	free(list);
+}
+
+/* the bytes of rows[0..n) packed by a new writer equal data[0..len) */
+static bool
+same_as_new_writer(const GenRow *rows, uint32 n, const uint8 *data, size_t len)
+{
+	IsoChunkWriter w;
+	const uint8 *d;
+	size_t		l;
+	uint32		i;
+	bool		same;
+
+	iso_chunk_writer_init(&w, 6);
+	for (i = 0; i < n; i++)
+		iso_chunk_writer_add(&w, &rows[i].row);
+	d = iso_chunk_writer_data(&w, &l);
+	same = l == len && memcmp(d, data, len) == 0;
+	iso_chunk_writer_free(&w);
+	return same;
+}
+
+static void
+test_list_round_trip(void)
+{
+	IsoChunkWriter w;
+	GenRow	   *rows = malloc(sizeof(GenRow) * 2000);
+	RoundTrip	rt;
+	int			c;
+	int64		delta_rows = 0;
+	int64		list_rows = 0;
+	int			differ = 0;
+
+	memset(&rt, 0, sizeof(rt));
+	rng_state = 20261128;
+	/* one writer for every chunk: each after a reset */
+	iso_chunk_writer_init(&w, 6);
+	for (c = 0; c < 60; c++)
+	{
+		uint32		n = 1 + (uint32) rnd_int(c < 55 ? 200 : 2000);
+		int32		last[NLIST_KEYS];
+		uint32		i;
+		const uint8 *data;
+		size_t		len;
+
+		for (i = 0; i < (uint32) NLIST_KEYS; i++)
+			last[i] = -1;
+		for (i = 0; i < n; i++)
+		{
+			size_t		off = w.len;
+
+			gen_list_row(rows, i, last);
+			add_transient(&w, &rows[i].row);
+			if (rows[i].row.has_list)
+				list_rows++;
+			if (w.buf[off] & 0x40)
+				delta_rows++;
+		}
+		check_chunk(&w, rows, n, &rt);
+		data = iso_chunk_writer_data(&w, &len);
+		if (!same_as_new_writer(rows, n, data, len))
+			differ++;
+		rt.chunks++;
+		rt.rows += n;
+		for (i = 0; i < n; i++)
+			free_gen_row(&rows[i]);
+		iso_chunk_writer_reset(&w);
+	}
+	diag("lists: %d chunks, %lld rows, %lld with a list, %lld of them deltas",
+		 rt.chunks, (long long) rt.rows, (long long) list_rows, (long long) delta_rows);
+	/* a third of the lists are empty, new or diverge at once */
+	ok(delta_rows > list_rows / 5, "lists: many lists are deltas (%lld of %lld)",
+	   (long long) delta_rows, (long long) list_rows);
+	ok(rt.bad_rows == 0, "lists: every row decodes as added (%d differ)", rt.bad_rows);
+	ok(rt.bad_keys == 0 && rt.bad_ends == 0, "lists: nrows, keys and ends as computed");
+	ok(differ == 0,
+	   "lists: a reused writer's chunks are byte for byte a new writer's (%d differ)",
+	   differ);
+	iso_chunk_writer_free(&w);
+	free(rows);
+}
+
+/* a chunk after a reset owes nothing to the chunk before */
+static void
+test_list_reset(void)
+{
+	static const IsoSlice l2[] = {{"1", 1}, {"2", 1}};
+	static const IsoSlice l3[] = {{"1", 1}, {"2", 1}, {"3", 1}};
+	IsoEventRow a = new_row(1, ISO_STATUS_OK, 0, ISO_OP_READ, "x");
+	IsoEventRow b = new_row(2, ISO_STATUS_OK, 0, ISO_OP_READ, "x");
+	IsoChunkWriter w;
+	const uint8 *data;
+	size_t		len;
+	size_t		off;
+	uint32		n;
+	const char *err;
+
+	a.has_list = b.has_list = true;
+	a.list = l2;
+	a.list_len = 2;
+	b.list = l3;
+	b.list_len = 3;
+	iso_chunk_writer_init(&w, 6);
+	iso_chunk_writer_add(&w, &a);
+	off = w.len;
+	iso_chunk_writer_add(&w, &b);
+	data = iso_chunk_writer_data(&w, &len);
+	ok(data[ISO_CHUNK_HEADER_SIZE] == 0x24 && data[off] == 0x64,
+	   "reset: in one chunk, the second read of x is a delta");
+	iso_chunk_writer_reset(&w);
+	iso_chunk_writer_add(&w, &b);
+	data = iso_chunk_writer_data(&w, &len);
+	ok(data[ISO_CHUNK_HEADER_SIZE] == 0x24, "reset: in the next chunk, it is written whole");
+	ok(decode_all(data, len, &n, &err) == 0 && n == 1, "reset: the next chunk reads alone");
+	iso_chunk_writer_free(&w);
+}
+
+/*
+ * A list-append-like sequence: 20 keys, 5000 reads, each 1 to 3 elements
+ * longer than the key's read before.  Written whole, the elements alone
+ * would take sum(1 + length) bytes; with deltas the whole chunk must be at
+ * least 3 times smaller.
+ */
+static void
+test_list_append_size(void)
+{
+	ListAppend	la;
+	IsoChunkWriter w;
+	const uint8 *data;
+	size_t		len;
+	uint64		whole = 0;
+	int			i;
+	int32		j;
+	uint32		n;
+	const char *err;
+
+	rng_state = 42;
+	list_append_init(&la, 20, 5000);
+	iso_chunk_writer_init(&w, 6);
+	for (i = 0; i < 5000; i++)
+	{
+		const IsoEventRow *row = list_append_next(&la, i + 1);
+
+		for (j = 0; j < row->list_len; j++)
+			whole += 1 + (uint64) row->list[j].len;
+		iso_chunk_writer_add(&w, row);
+	}
+	data = iso_chunk_writer_data(&w, &len);
+	diag("list-append: %zu bytes with deltas, %llu in the lists' elements alone without",
+		 len, (unsigned long long) whole);
+	ok((uint64) len * 3 <= whole, "list-append: at least 3 times smaller with deltas");
+	ok(decode_all(data, len, &n, &err) == 0 && n == 5000, "list-append: reads back");
+	iso_chunk_writer_free(&w);
+	list_append_free(&la);
+}
+
+
+/* ---- 5. damage ---- */
 
 static bool
 lower_case_text(const char *s)
@@ -743,6 +1196,7 @@ test_damage(void)
 	bool		inited;
 
 	damage_everywhere("hand chunk", hand_chunk, n, true);
+	damage_everywhere("delta chunk", delta_chunk, sizeof(delta_chunk), true);
 
 	/* a bigger chunk: 60 random rows */
 	{
@@ -768,6 +1222,63 @@ test_damage(void)
 		iso_chunk_writer_free(&w);
 	}
 
+	/* 80 rows of list reads, many of them deltas */
+	{
+		GenRow		g[80];
+		int32		last[NLIST_KEYS];
+		IsoChunkWriter w;
+		const uint8 *data;
+		size_t		len;
+		int			i;
+		int			deltas = 0;
+
+		rng_state = 8;
+		for (i = 0; i < NLIST_KEYS; i++)
+			last[i] = -1;
+		iso_chunk_writer_init(&w, 6);
+		for (i = 0; i < 80; i++)
+		{
+			size_t		off = w.len;
+
+			gen_list_row(g, (uint32) i, last);
+			iso_chunk_writer_add(&w, &g[i].row);
+			deltas += (w.buf[off] & 0x40) != 0;
+		}
+		data = iso_chunk_writer_data(&w, &len);
+		ok(decode_all(data, len, &rows, &err) == 0 && rows == 80 && deltas >= 10,
+		   "80 list rows: read back whole (%d deltas)", deltas);
+		damage_everywhere("80 list rows", data, len, false);
+		for (i = 0; i < 80; i++)
+			free_gen_row(&g[i]);
+		iso_chunk_writer_free(&w);
+	}
+
+	/* list deltas that refer to what is not there */
+	n = sizeof(delta_chunk);
+	memcpy(buf, delta_chunk, n);
+	buf[DELTA_ROW3_KEEP] = 3;
+	check_damage("a delta keeping 3 of 2 elements", buf, n, 2,
+				 "a list delta keeps more elements than the key's last list has");
+	memcpy(buf, delta_chunk, n);
+	buf[DELTA_ROW3 + 3] = 'z';
+	check_damage("a delta for a key with no list before", buf, n, 2,
+				 "a list delta for a key with no list before it in the chunk");
+	memcpy(buf, delta_chunk, n);
+	buf[DELTA_ROW3 + 3] = 'y';
+	check_damage("a delta keeping 2 of y's 1 element", buf, n, 2,
+				 "a list delta keeps more elements than the key's last list has");
+	/* row 4 keeps 1 of x's last list: as row 3 was cut to ["1"], still fine */
+	memcpy(buf, delta_chunk, n);
+	buf[DELTA_ROW3_KEEP] = 1;
+	ok(iso_chunk_reader_init(&r, buf, n) && iso_chunk_reader_next(&r) == 1 &&
+	   iso_chunk_reader_next(&r) == 1 && iso_chunk_reader_next(&r) == 1 &&
+	   r.row.list_len == 2 && r.row.list[1].ptr[0] == '3' &&
+	   iso_chunk_reader_next(&r) == 1 && r.row.list_len == 2 &&
+	   r.row.list[0].ptr[0] == '1' && r.row.list[1].ptr[0] == '9',
+	   "a delta keeping 1: the list and the next delta follow it");
+	iso_chunk_reader_free(&r);
+	n = sizeof(hand_chunk);
+
 	/* init before ok(): its arguments are evaluated in no set order */
 	memcpy(buf, hand_chunk, n);
 	buf[1] = 'F';
@@ -777,7 +1288,7 @@ test_damage(void)
 	iso_chunk_reader_free(&r);
 
 	memcpy(buf, hand_chunk, n);
-	buf[2] = 2;
+	buf[2] = 3;
 	inited = iso_chunk_reader_init(&r, buf, n);
 	ok(!inited && r.error && strstr(r.error, "version"),
 	   "wrong version: init fails (%s)", r.error ? r.error : "");
@@ -855,6 +1366,10 @@ test_damage(void)
 	ONE_ROW(0x44, 0x00, 0x02, 0x00, 0x01, 'k');
 	check_damage("flag bit 6", buf, n, 0, "unknown flags");
 
+	/* version 1 has no list deltas */
+	ONE_ROW(0x64, 0x00, 0x02, 0x00, 0x01, 'k', 0x00, 0x00);
+	check_damage("version 1, a list delta", buf, n, 0, "unknown flags");
+
 	ONE_ROW(0x04, 0x00, 0x02, 0x80, 0x80, 0x80, 0x80, 0x08, 0x01, 'k');
 	check_damage("pos 2^31", buf, n, 0, "position is out of range");
 
@@ -866,15 +1381,64 @@ test_damage(void)
 	check_damage("a list of 3 with 2 elements", buf, n, 0,
 				 "a number runs past the end of the chunk");
 #undef ONE_ROW
+
+	/* hand-made version 2 chunks: header with nrows, then the rows */
+#define ROWS_V2(nrows, ...) \
+	do { \
+		static const uint8 rows_[] = {'I', 'E', 2, 6, nrows, 0, 0, 0, __VA_ARGS__}; \
+		memcpy(buf, rows_, sizeof(rows_)); \
+		n = sizeof(rows_); \
+	} while (0)
+
+	/* row 1: k read as [], with txn fields; row 2: a delta on it */
+	ROWS_V2(2, 0x24, 0x00, 0x02, 0x00, 0x01, 'k', 0x00,
+			0x60, 0x01, 0x01, 'k', 0x00, 0x01, 0x01, 'a');
+	ok(decode_all(buf, n, &rows, &err) == 0 && rows == 2,
+	   "version 2, a delta keeping 0: valid as built");
+
+	ROWS_V2(1, 0x84, 0x00, 0x02, 0x00, 0x01, 'k');
+	check_damage("version 2, flag bit 7", buf, n, 0, "unknown flags");
+
+	ROWS_V2(1, 0x44, 0x00, 0x02, 0x00, 0x01, 'k');
+	check_damage("version 2, a delta without a list", buf, n, 0,
+				 "a row has a list delta but no list");
+
+	ROWS_V2(1, 0x64, 0x00, 0x02, 0x00, 0x01, 'k', 0x00, 0x00);
+	check_damage("version 2, a delta in the first row", buf, n, 0,
+				 "a list delta for a key with no list before it in the chunk");
+
+	/* a delta on another key's list: "k" then "K" */
+	ROWS_V2(2, 0x24, 0x00, 0x02, 0x00, 0x01, 'k', 0x01, 0x01, 'a',
+			0x60, 0x01, 0x01, 'K', 0x01, 0x00);
+	check_damage("version 2, a delta on another key", buf, n, 1,
+				 "a list delta for a key with no list before it in the chunk");
+
+	/* 2^40 elements kept, or added: refused before any allocation */
+	ROWS_V2(2, 0x24, 0x00, 0x02, 0x00, 0x01, 'k', 0x00,
+			0x60, 0x01, 0x01, 'k', 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00);
+	check_damage("version 2, a delta keeping 2^40", buf, n, 1,
+				 "a list delta keeps more elements than the key's last list has");
+	ROWS_V2(2, 0x24, 0x00, 0x02, 0x00, 0x01, 'k', 0x01, 0x01, 'a',
+			0x60, 0x01, 0x01, 'k', 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x01, 'b');
+	check_damage("version 2, a delta adding 2^40", buf, n, 1, "a list runs past the end");
+	ROWS_V2(2, 0x24, 0x00, 0x02, 0x00, 0x01, 'k', 0x01, 0x01, 'a',
+			0x60, 0x01, 0x01, 'k', 0x01, 0x02, 0x01, 'b');
+	check_damage("version 2, a delta adding 2 with 1 there", buf, n, 1,
+				 "a number runs past the end of the chunk");
+#undef ROWS_V2
 }
 
 int
 main(void)
 {
 	test_hand_chunk();
+	test_delta_chunk();
 	test_empty_chunk();
 	test_txn_change();
 	test_round_trip();
+	test_list_round_trip();
+	test_list_reset();
+	test_list_append_size();
 	test_damage();
 	return tap_done();
 }
