@@ -112,6 +112,7 @@ lists_reset(IsoChunkLists *l)
 		memset(l->slots, 0, sizeof(uint32) * l->nslots);
 	l->nkeys = 0;
 	l->nrefs = 0;
+	l->kept = 0;
 }
 
 static void
@@ -425,6 +426,7 @@ put_list(IsoChunkWriter *w, const IsoEventRow *row, IsoChunkListKey *k,
 	{
 		put_varint(w, (uint64) p);
 		put_varint(w, (uint64) (row->list_len - p));
+		w->lists.kept += (uint64) p;
 	}
 	else
 		put_varint(w, (uint64) row->list_len);
@@ -487,7 +489,8 @@ iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row)
 bool
 iso_chunk_writer_full(const IsoChunkWriter *w)
 {
-	return w->nrows >= ISO_CHUNK_MAX_ROWS || w->len >= ISO_CHUNK_MAX_BYTES;
+	return w->nrows >= ISO_CHUNK_MAX_ROWS || w->len >= ISO_CHUNK_MAX_BYTES ||
+		w->lists.kept >= ISO_CHUNK_MAX_KEPT;
 }
 
 const uint8 *
@@ -667,6 +670,9 @@ get_list_delta(IsoChunkReader *r, const IsoChunkListKey *k, int32 *keep)
 		return false;
 	if (p > (uint64) k->len)
 		return damaged(r, "a list delta keeps more elements than the key's last list has");
+	r->lists.kept += p;
+	if (r->lists.kept > ISO_CHUNK_MAX_KEPT + (uint64) (r->end - r->start))
+		return damaged(r, "its list deltas keep more elements than a chunk may");
 	if (!get_count(r, &n))
 		return false;
 	if (n > (uint64) (PG_INT32_MAX - (int32) p))

@@ -61,6 +61,15 @@
 /* a chunk is closed at this many rows or bytes, whichever comes first */
 #define ISO_CHUNK_MAX_ROWS		16384
 #define ISO_CHUNK_MAX_BYTES		(1024 * 1024)
+/*
+ * ... or once its list deltas have kept this many elements in all.  A
+ * delta keeps its elements in a few bytes, so without a bound a chunk of a
+ * few kilobytes could unpack to billions of elements; with it, the
+ * elements kept in a chunk are at most this plus the chunk's length (the
+ * row that crosses the bound keeps at most a list of the chunk's own
+ * elements), and the reader refuses more.
+ */
+#define ISO_CHUNK_MAX_KEPT		(UINT64_C(1) << 22)
 
 /*
  * One event (one iso_event row without its history_id).  A string whose
@@ -123,6 +132,7 @@ typedef struct IsoChunkLists
 	struct IsoChunkListRef *refs;	/* the keys' segments */
 	size_t		nrefs;
 	size_t		refs_cap;
+	uint64		kept;			/* elements kept by deltas (ISO_CHUNK_MAX_KEPT) */
 } IsoChunkLists;
 
 /*

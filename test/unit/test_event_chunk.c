@@ -1428,6 +1428,65 @@ test_damage(void)
 #undef ROWS_V2
 }
 
+/*
+ * The bound on the elements deltas keep (ISO_CHUNK_MAX_KEPT): a read of
+ * 4096 empty elements repeated.  The writer says full at the row that
+ * reaches the bound, long before the rows or bytes would; a chunk written
+ * past it (a writer whose full is ignored) is refused by the reader.
+ */
+static void
+test_kept_bound(void)
+{
+	IsoChunkWriter w;
+	IsoEventRow row = new_row(1, ISO_STATUS_OK, 0, ISO_OP_READ, "k");
+	IsoSlice   *list = malloc(sizeof(IsoSlice) * 4096);
+	uint32		per_chunk = (uint32) (ISO_CHUNK_MAX_KEPT / 4096);	/* 1024 */
+	uint32		full_at = 0;
+	uint32		i,
+				nread;
+	const uint8 *data;
+	size_t		len;
+	const char *error;
+	int			rc;
+
+	for (i = 0; i < 4096; i++)
+		list[i] = sl("");
+	row.has_list = true;
+	row.list = list;
+	row.list_len = 4096;
+	iso_chunk_writer_init(&w, 6);
+	for (i = 0; i <= per_chunk + 1 && full_at == 0; i++)
+	{
+		row.txn_id = i + 1;
+		iso_chunk_writer_add(&w, &row);
+		if (iso_chunk_writer_full(&w))
+			full_at = i + 1;
+	}
+	data = iso_chunk_writer_data(&w, &len);
+	/* row 1 is whole; rows 2.. keep 4096 each: full once 1024 of them did */
+	ok(full_at == per_chunk + 1 && len < ISO_CHUNK_MAX_BYTES / 8,
+	   "the writer is full after %u rows (want %u), at %zu bytes, when deltas kept 2^22 elements",
+	   full_at, per_chunk + 1, len);
+	rc = decode_all(data, len, &nread, &error);
+	ok(rc == 0 && nread == full_at, "that chunk reads back: %u rows (rc %d%s%s)", nread, rc,
+	   error ? ", " : "", error ? error : "");
+
+	/* ignore full: past the bound by more than the chunk's length */
+	for (i = full_at; i < full_at + 64; i++)
+	{
+		row.txn_id = i + 1;
+		iso_chunk_writer_add(&w, &row);
+	}
+	data = iso_chunk_writer_data(&w, &len);
+	rc = decode_all(data, len, &nread, &error);
+	ok(rc == -1 && error != NULL &&
+	   strcmp(error, "its list deltas keep more elements than a chunk may") == 0,
+	   "a chunk whose deltas keep more than 2^22 elements plus its length is refused after %u rows (%s)",
+	   nread, error ? error : "no error");
+	iso_chunk_writer_free(&w);
+	free(list);
+}
+
 int
 main(void)
 {
@@ -1439,6 +1498,7 @@ main(void)
 	test_list_round_trip();
 	test_list_reset();
 	test_list_append_size();
+	test_kept_bound();
 	test_damage();
 	return tap_done();
 }
