@@ -203,6 +203,13 @@ DELETE FROM iso_event WHERE history_id = :mine;
 -- refused before any allocation
 \set VERBOSITY default
 SELECT count(*) FROM iso_event_rows('\x494501060100000024000000016b808080808020'::bytea);
+-- version 2: a read of 'k' that keeps 1 element of the key's last list,
+-- with no list of 'k' before it; then the same delta after a list of one
+-- element, keeping 2
+SELECT count(*) FROM iso_event_rows('\x494502060100000064000000016b0100'::bytea);
+SELECT count(*) FROM iso_event_rows('\x494502060200000024000000016b0101316001016b0200'::bytea);
+-- and kept right (1 element): both rows read {1}
+SELECT txn_id, pos, key, read_list FROM iso_event_rows('\x494502060200000024000000016b0101316001016b0100'::bytea);
 \set VERBOSITY terse
 SELECT count(*) FROM iso_event_rows(NULL);
 SELECT iso_delete_history(:mine);
