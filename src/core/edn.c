@@ -25,8 +25,8 @@
  * :value vector) are first tried by fast_record(), one pass over the bytes
  * without tokens, which gives up at anything else; the general parser then
  * reads the record from its start.  The unique-writes check keeps small
- * integer values as per-key bitmaps (unique_write) when it reads a whole
- * text.  edn_fast_paths turns all of this off, for the tests that compare.
+ * integer values as per-key bitmaps (unique_write).  edn_fast_paths turns
+ * all of this off, for the tests that compare.
  *
  * Keys and values of micro-operations point into the input text whenever
  * the text is already canonical (plain strings, keywords, canonical
@@ -552,11 +552,14 @@ typedef struct Parser
 	size_t		wpool_cap;
 
 	/*
-	 * The unique-writes check of a whole text (fast_unique): per key, a
-	 * bitmap of the small integer values written (ukeys, found by the key's
-	 * text through ukslots); other values go to the table above.
+	 * The unique-writes check's bitmaps (fast_unique): per key, a bitmap of
+	 * the small integer values written (ukeys, found by the key's text
+	 * through ukslots); other values go to the table above.  A whole text
+	 * names the first write of a duplicate found there by reading the text
+	 * again (reread_dups); a stream cannot, and names only the second.
 	 */
 	bool		fast_unique;
+	bool		reread_dups;
 	bool		fast_dup;		/* fast_unique found a value written twice */
 	uint32	   *ukslots;		/* open addressing: ukeys index + 1, 0 = empty */
 	size_t		ukcap;			/* slots, a power of two */
@@ -2503,6 +2506,40 @@ give_up:
  * Unique writes
  * ---------------------------------------------------------------------- */
 
+/*
+ * A value written twice to a key: the second write is at record, line
+ * (op); first is the first write's entry, or NULL when it is not known (a
+ * stream's bitmaps keep a bit per value, not where it was written).
+ */
+static void
+duplicate_error(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
+				int64 line, const IOp *op, const WEnt *first)
+{
+	char		qk[QUOTE_BUF],
+				qv[QUOTE_BUF],
+				qo[QUOTE_BUF];
+
+	set_error(P->err, ISO_PARSE_DUPLICATE, record, line,
+			  "value %s written twice to key %s in record %lld, expected each value written once per key",
+			  iso_quote_text(qv, val->ptr, val->ptr + val->len),
+			  iso_quote_text(qk, key->ptr, key->ptr + key->len),
+			  (long long) record);
+	iso_quote_text(qo, op->src, op->src + op->src_len);
+	if (first)
+	{
+		set_detail(P->err, "Record %lld (line %lld) already wrote value %s to key %s; the second write is %s.",
+				   (long long) first->record, (long long) first->line, qv, qk, qo);
+		set_hint(P->err, "Checking needs unique writes: every value may be written to a key at most once in the whole history.");
+	}
+	else
+	{
+		set_detail(P->err, "An earlier record already wrote value %s to key %s; the second write is %s.",
+				   qv, qk, qo);
+		set_hint(P->err, "Checking needs unique writes: every value may be written to a key at most once in the whole history. "
+				 "A streaming load keeps one bit per small integer written, not where it was written: look for the key and value in the lines before.");
+	}
+}
+
 static bool
 check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 			int64 line, const IOp *op)
@@ -2556,19 +2593,7 @@ check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 				memcmp(P->wpool + e->off, key->ptr, (size_t) key->len) == 0 &&
 				memcmp(P->wpool + e->off + key->len, val->ptr, (size_t) val->len) == 0)
 			{
-				char		qk[QUOTE_BUF],
-							qv[QUOTE_BUF],
-							qo[QUOTE_BUF];
-
-				set_error(P->err, ISO_PARSE_DUPLICATE, record, line,
-						  "value %s written twice to key %s in record %lld, expected each value written once per key",
-						  iso_quote_text(qv, val->ptr, val->ptr + val->len),
-						  iso_quote_text(qk, key->ptr, key->ptr + key->len),
-						  (long long) record);
-				set_detail(P->err, "Record %lld (line %lld) already wrote value %s to key %s; the second write is %s.",
-						   (long long) e->record, (long long) e->line, qv, qk,
-						   iso_quote_text(qo, op->src, op->src + op->src_len));
-				set_hint(P->err, "Checking needs unique writes: every value may be written to a key at most once in the whole history.");
+				duplicate_error(P, key, val, record, line, op, e);
 				return false;
 			}
 		}
@@ -2620,14 +2645,15 @@ check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 }
 
 /*
- * The unique-writes check of a whole text: check_write keeps every write's
- * text, record and line (about 60 bytes each, hashed at random over
- * hundreds of megabytes), so that a duplicate can name the first write.
- * Most histories write small integers (Jepsen's list-append writes 1, 2,
- * 3, ... to each key): those become bits of a per-key bitmap, and a
- * duplicate found there is reported by reading the text again with
- * check_write alone (edn_parse_history), which stops at the same write
- * and names the first one.
+ * The unique-writes check: check_write keeps every write's text, record
+ * and line (about 60 bytes each, hashed at random over hundreds of
+ * megabytes), so that a duplicate can name the first write.  Most
+ * histories write small integers (Jepsen's list-append writes 1, 2, 3, ...
+ * to each key): those become bits of a per-key bitmap.  A duplicate found
+ * there is reported, for a whole text, by reading the text again with
+ * check_write alone (edn_parse_history), which stops at the same write and
+ * names the first one; a stream has no text to read again, and its error
+ * names the second write only.
  *
  * A value is "small" if its text is a canonical decimal of at most 9
  * digits.  A key's bitmap covers the values below nwords * 64 and grows
@@ -2831,6 +2857,11 @@ unique_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 	bit = UINT64_C(1) << (v & 63);
 	if (ISO_UNLIKELY(*word & bit))
 	{
+		if (!P->reread_dups)
+		{
+			duplicate_error(P, key, val, record, line, op, NULL);
+			return false;
+		}
 		/* edn_parse_history reads the text again to name the first write */
 		set_error(P->err, ISO_PARSE_DUPLICATE, record, line, "value written twice");
 		P->fast_dup = true;
@@ -3633,6 +3664,7 @@ edn_parse_history(const char *text, size_t len, IsoWorkload expected,
 
 	stream_init(&S, expected, callback, arg, stats, err);
 	S.P.fast_unique = edn_fast_paths;
+	S.P.reread_dups = true;
 	stream_set_text(&S, text ? text : "", text ? len : 0);
 	ok = parse_records(&S, true, &rest) && parse_end(&S);
 	stream_result(&S, ok);
@@ -3670,6 +3702,13 @@ edn_stream_begin(IsoWorkload expected, EdnTxnCallback callback, void *arg,
 	stream_init(S, expected, callback, arg, stats, err);
 	S->streaming = true;
 	S->P.copy_all = true;
+	/*
+	 * The bitmaps too: the table of every write, probed at random, was a
+	 * quarter of a 10M-transaction streaming load and about 3 GB
+	 * (docs/performance.md).  A duplicate they find names only its second
+	 * write.
+	 */
+	S->P.fast_unique = edn_fast_paths;
 	return S;
 }
 

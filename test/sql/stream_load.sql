@@ -125,6 +125,14 @@ COPY iso_jepsen_input FROM STDIN WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x
 INSERT INTO iso_jepsen_input VALUES ('{:type :ok, :value [[:append 1 1]]}');
 -- the same error as iso_load_jepsen
 SELECT iso_load_jepsen('bad line', E'{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:append 1 2]]}\n{:type :ok, :value [[:append 1 1 :x]]}\n{:type :ok, :value [[:append 1 3]]}\n');
+-- a value written twice: a stream names the second write (its bitmaps know
+-- that a small integer was written, not where); a string value names the
+-- first too; nothing of either load stays
+SELECT iso_begin_load('duplicate');
+INSERT INTO iso_jepsen_input VALUES ('{:type :ok, :value [[:append 1 1]]}'), ('{:type :ok, :value [[:append 1 2]]}'), ('{:type :ok, :value [[:append 1 1]]}');
+SELECT iso_begin_load('duplicate string');
+INSERT INTO iso_jepsen_input VALUES ('{:type :ok, :value [[:append 1 "a"]]}'), ('{:type :ok, :value [[:append 1 "a"]]}');
+SELECT count(*) AS left_behind FROM iso_history WHERE name LIKE 'duplicate%';
 -- a record that never ends
 SELECT iso_begin_load('unterminated');
 INSERT INTO iso_jepsen_input VALUES ('{:type :ok, :value [[:append 1 1]]}'), ('{:type :ok, :value [[:r 1 [1]]');

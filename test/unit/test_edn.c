@@ -637,8 +637,10 @@ test_many(void)
 	r = parse_n(t, len, UNK, &s, &st, &e);
 	ok(!r && e.kind == ISO_PARSE_DUPLICATE && e.record == 10001,
 	   "duplicate found after 10000 records (record %lld)", (long long) e.record);
-	ok(strstr(e.detail, "Record 5006 (line 5006)") != NULL,
-	   "duplicate detail names the earlier completion record (%s)", e.detail);
+	/* a stream's bitmaps know the value was written, not where */
+	ok(strstr(e.detail, stream_lines ? "An earlier record already wrote value '5' to key '5'; the second write is '[:append 5 5]'." :
+			  "Record 5006 (line 5006)") != NULL,
+	   "duplicate detail names the earlier completion record, or in a stream says an earlier one (%s)", e.detail);
 	free(s.buf);
 	free(t);
 }
@@ -916,7 +918,22 @@ test_duplicates(void)
 
 		sink_init(&s);
 		parse_n(t, strlen(t), UNK, &s, &st, &e);
-		ok(strstr(e.detail, "Record 1 (line 1)") != NULL, "duplicate detail names the earlier record (%s)", e.detail);
+		ok(strstr(e.detail, stream_lines ? "An earlier record already wrote value '1' to key '1'" :
+				  "Record 1 (line 1)") != NULL,
+		   "duplicate detail names the earlier record, or in a stream says an earlier one (%s)", e.detail);
+		free(s.buf);
+	}
+	{
+		/* a value that is no small integer goes to the table: named in a stream too */
+		Sink		s;
+		EdnStats	st;
+		IsoParseError e;
+		const char *t = "{:type :ok, :value [[:w 1 \"a\"]]}\n{:type :ok, :value [[:w 1 \"a\"]]}\n";
+
+		sink_init(&s);
+		parse_n(t, strlen(t), UNK, &s, &st, &e);
+		ok(e.kind == ISO_PARSE_DUPLICATE && strstr(e.detail, "Record 1 (line 1)") != NULL,
+		   "a duplicate string value names the earlier record (%s)", e.detail);
 		free(s.buf);
 	}
 	check_parse("same value to different keys is fine",
@@ -1010,6 +1027,25 @@ test_fast_paths(void)
 }
 
 /*
+ * The same detail and hint, fast path (a) and general path (b); but a
+ * stream's bitmaps (the fast path) name only the second write of a
+ * duplicate, where the general path's table names the first.
+ */
+static bool
+same_detail(const IsoParseError *a, const IsoParseError *b)
+{
+	if (stream_lines && a->kind == ISO_PARSE_DUPLICATE &&
+		strncmp(a->detail, "An earlier record already wrote ", 32) == 0)
+	{
+		const char *sa = strstr(a->detail, "; the second write is ");
+		const char *sb = strstr(b->detail, "; the second write is ");
+
+		return strncmp(b->detail, "Record ", 7) == 0 && sa && sb && strcmp(sa, sb) == 0;
+	}
+	return strcmp(a->detail, b->detail) == 0 && strcmp(a->hint, b->hint) == 0;
+}
+
+/*
  * Both paths of one text: the same transactions, the same result, the same
  * error (kind, place, message, detail, hint) and statistics.  Returns the
  * records the fast path read (fast paths on).
@@ -1034,8 +1070,7 @@ compare_paths(const char *desc, const char *text, size_t len)
 	ok(r[0] == r[1] && strcmp(out[0].buf, out[1].buf) == 0 &&
 	   out[0].calls == out[1].calls &&
 	   e[0].kind == e[1].kind && e[0].line == e[1].line && e[0].record == e[1].record &&
-	   strcmp(e[0].message, e[1].message) == 0 && strcmp(e[0].detail, e[1].detail) == 0 &&
-	   strcmp(e[0].hint, e[1].hint) == 0 &&
+	   strcmp(e[0].message, e[1].message) == 0 && same_detail(&e[0], &e[1]) &&
 	   st[0].records == st[1].records && st[0].skipped == st[1].skipped &&
 	   st[0].txns == st[1].txns && st[0].events == st[1].events &&
 	   st[0].workload == st[1].workload && st[0].time_source == st[1].time_source &&
