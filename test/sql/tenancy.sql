@@ -24,7 +24,7 @@ BEGIN
   RETURN 'ok';
 EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-  RETURN SQLSTATE || ': ' || replace(SQLERRM, h::text, 'N') || ' / ' || d || ' / ' || hi;
+  RETURN SQLSTATE || ': ' || replace(SQLERRM, h::text, 'N') || ' / ' || replace(d, h::text, 'N') || ' / ' || hi;
 END $$;
 
 ------------------------------------------------------------------------------
