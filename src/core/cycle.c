@@ -1326,6 +1326,8 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 
 	if (violated)
 	{
+		/* allocated above already: a violation is a cycle of the relation */
+		search_arrays_alloc(&ctx);
 		if (li->check == ISO_CHECK_ACYCLIC)
 			fallback(&ctx, ctx.level, li->rel_mask, false);
 		else if (li->check == ISO_CHECK_SI)

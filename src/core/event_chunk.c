@@ -19,6 +19,7 @@
  * whole or as a delta.
  */
 #include "event_chunk.h"
+#include "text.h"
 
 #define CHUNK_INITIAL_CAP	4096
 /* a uint64 takes at most 10 bytes of 7 bits */
@@ -125,21 +126,6 @@ lists_free(IsoChunkLists *l)
 	if (l->refs)
 		iso_free(l->refs);
 	memset(l, 0, sizeof(*l));
-}
-
-/* FNV-1a: keys are short, and the same bytes must give the same slots */
-static uint32
-hash_bytes(const char *p, int32 n)
-{
-	uint32		h = 2166136261u;
-	int32		i;
-
-	for (i = 0; i < n; i++)
-	{
-		h ^= (uint8) p[i];
-		h *= 16777619u;
-	}
-	return h;
 }
 
 /* the key whose bytes are key (base + its offset is where it is), or NULL */
@@ -459,7 +445,7 @@ iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row)
 
 	if (row->has_list)
 	{
-		hash = hash_bytes(row->key.ptr, row->key.len);
+		hash = iso_hash_text(row->key.ptr, row->key.len);
 		k = lists_find(&w->lists, w->buf, row->key, hash);
 		if (k != NULL)
 			p = common_prefix(w, k, row);
@@ -696,7 +682,7 @@ get_list_v2(IsoChunkReader *r, bool delta)
 {
 	IsoEventRow *row = &r->row;
 	IsoChunkLists *l = &r->lists;
-	uint32		hash = hash_bytes(row->key.ptr, row->key.len);
+	uint32		hash = iso_hash_text(row->key.ptr, row->key.len);
 	IsoChunkListKey *k;
 	IsoChunkListRef *refs;
 	int32		keep = 0;

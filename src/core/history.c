@@ -7,21 +7,7 @@
 #include "port.h"
 
 #include "history.h"
-
-/* 64-bit FNV-1a folded to 32 bits: cheap and good enough for short texts. */
-static uint32
-hash_text(const char *s, int32 len)
-{
-	uint64		h = UINT64_C(14695981039346656037);
-	int32		i;
-
-	for (i = 0; i < len; i++)
-	{
-		h ^= (unsigned char) s[i];
-		h *= UINT64_C(1099511628211);
-	}
-	return (uint32) (h ^ (h >> 32));
-}
+#include "text.h"
 
 /* Grow *ptr (element size elem) to hold at least need elements. */
 static void *
@@ -88,7 +74,7 @@ strtab_rehash(IsoStrTab *tab)
 uint32
 iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len)
 {
-	uint32		h = hash_text(s, len);
+	uint32		h = iso_hash_text(s, len);
 	uint32		mask = tab->nslots - 1;
 	uint32		i = h & mask;
 
@@ -172,7 +158,7 @@ iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len)
 static uint32
 strtab_intern_hashed(IsoStrTab *tab, const char *s, int32 len)
 {
-	uint32		h = hash_text(s, len);
+	uint32		h = iso_hash_text(s, len);
 	uint32		mask = tab->nslots - 1;
 	uint32		i = h & mask;
 	uint32		id;

@@ -17,4 +17,22 @@ extern char *iso_utf8_encode(char *o, uint32 cp);
 extern int32 iso_clip_len(const char *s, int32 len, int32 max);
 extern void iso_trim_partial(char *buf);
 
+/*
+ * 64-bit FNV-1a folded to 32 bits: cheap and good enough for short texts
+ * (keys and values), and the same bytes give the same hash everywhere.
+ */
+static inline uint32
+iso_hash_text(const char *s, int32 len)
+{
+	uint64		h = UINT64_C(14695981039346656037);
+	int32		i;
+
+	for (i = 0; i < len; i++)
+	{
+		h ^= (unsigned char) s[i];
+		h *= UINT64_C(1099511628211);
+	}
+	return (uint32) (h ^ (h >> 32));
+}
+
 #endif							/* ISOGRAPH_TEXT_H */

@@ -210,6 +210,13 @@ SELECT count(*) FROM iso_event_rows('\x494502060100000064000000016b0100'::bytea)
 SELECT count(*) FROM iso_event_rows('\x494502060200000024000000016b0101316001016b0200'::bytea);
 -- and kept right (1 element): both rows read {1}
 SELECT txn_id, pos, key, read_list FROM iso_event_rows('\x494502060200000024000000016b0101316001016b0100'::bytea);
+-- 12 kB whose 1100 deltas each keep the 4096 empty elements of the first
+-- read: 4.5M elements kept, past the bound of 2^22 plus the chunk's
+-- length; refused at the row that crosses it
+SELECT octet_length(c) AS bytes, count(*)
+  FROM (SELECT decode('494502064d040000' || '24000000016b8020' || repeat('00', 4096) ||
+                      repeat('6000016b802000', 1100), 'hex') AS c) s,
+       LATERAL iso_event_rows(c) GROUP BY 1;
 \set VERBOSITY terse
 SELECT count(*) FROM iso_event_rows(NULL);
 SELECT iso_delete_history(:mine);
