@@ -220,14 +220,43 @@ iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 	h->cap_txns = (uint32) Min(cap, PG_UINT32_MAX);
 	t = &h->txns[h->n_txns];
 	t->txn_id = txn_id;
-	t->status = (uint8) status;
-	t->has_process = has_process;
+	t->status = (unsigned int) status;
+	t->has_process = has_process ? 1 : 0;
 	t->process = process;
 	t->invoke_time = invoke_time;
 	t->complete_time = complete_time;
 	t->first_op = h->n_ops;
 	t->n_ops = 0;
 	return h->n_txns++;
+}
+
+/*
+ * Keep pos as op o's position: nothing while every op's position is its
+ * index in its transaction, else the op_pos array, filled for the ops
+ * before o the first time a position differs.
+ */
+static void
+set_op_pos(IsoHistory *h, uint32 o, int32 pos)
+{
+	uint64		cap = h->cap_op_pos;
+	uint32		i;
+
+	if (h->op_pos == NULL && pos == iso_op_pos(h, o))
+		return;
+	if (h->op_pos == NULL)
+	{
+		int32	   *all;
+
+		cap = 0;
+		all = grow_array(NULL, &cap, Max(h->cap_ops, 1), sizeof(int32));
+		for (i = 0; i < o; i++)
+			all[i] = iso_op_pos(h, i);
+		h->op_pos = all;
+	}
+	else
+		h->op_pos = grow_array(h->op_pos, &cap, (uint64) o + 1, sizeof(int32));
+	h->cap_op_pos = (uint32) Min(cap, PG_UINT32_MAX);
+	h->op_pos[o] = pos;
 }
 
 static IsoOp *
@@ -241,11 +270,12 @@ new_op(IsoHistory *h, IsoOpKind kind, int32 pos, IsoSlice key)
 	op = &h->ops[h->n_ops];
 	op->txn = h->n_txns - 1;
 	op->kind = (uint8) kind;
-	op->pos = pos;
 	op->key = iso_strtab_intern(&h->keys, key.ptr, key.len);
 	op->value = ISO_NONE;
-	op->list_first = 0;
 	op->list_len = -1;
+	set_op_pos(h, h->n_ops, pos);
+	if (h->txns[h->n_txns - 1].n_ops == ISO_TXN_MAX_OPS)
+		iso_host_limit("a transaction of more than 2^28 - 1 micro-operations");
 	h->txns[h->n_txns - 1].n_ops++;
 	h->n_ops++;
 	return op;
@@ -499,6 +529,8 @@ iso_history_free(IsoHistory *h)
 		iso_free(h->txns);
 	if (h->ops)
 		iso_free(h->ops);
+	if (h->op_pos)
+		iso_free(h->op_pos);
 	if (h->elems)
 		iso_free(h->elems);
 	iso_strtab_free(&h->keys);
@@ -597,12 +629,12 @@ iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
 				}
 				for (j = 0; j < op->list_len; j++)
 					list[j] = strtab_slice(&src->values, src->elems[op->list_first + j]);
-				iso_history_add_list(dst, op->pos, key, list, op->list_len);
+				iso_history_add_list(dst, iso_op_pos(src, o), key, list, op->list_len);
 				continue;
 			}
 			if (op->value != ISO_NONE)
 				value = strtab_slice(&src->values, op->value);
-			iso_history_add_op(dst, (IsoOpKind) op->kind, op->pos, key, value, NULL, -1);
+			iso_history_add_op(dst, (IsoOpKind) op->kind, iso_op_pos(src, o), key, value, NULL, -1);
 		}
 		ISO_CHECK_INTERRUPTS();
 	}

@@ -48,6 +48,14 @@ iso_strtab_get(const IsoStrTab *tab, uint32 id, int32 *len)
 	return tab->arena + tab->offsets[id];
 }
 
+/*
+ * A transaction: 40 bytes, its op count, status and process flag sharing a
+ * word.  So a transaction has at most ISO_TXN_MAX_OPS micro-operations, as
+ * many as a check's edges can name (graph.h) in the whole history.
+ */
+#define ISO_TXN_OPS_BITS	28
+#define ISO_TXN_MAX_OPS		((1u << ISO_TXN_OPS_BITS) - 1)
+
 typedef struct IsoTxn
 {
 	int64		txn_id;
@@ -55,16 +63,19 @@ typedef struct IsoTxn
 	int64		invoke_time;	/* ISO_NO_TIME if unknown */
 	int64		complete_time;	/* ISO_NO_TIME if unknown */
 	uint32		first_op;		/* index into ops */
-	uint32		n_ops;
-	uint8		status;			/* IsoStatus */
-	bool		has_process;
+	unsigned int n_ops:ISO_TXN_OPS_BITS;
+	unsigned int status:3;		/* IsoStatus */
+	unsigned int has_process:1;
 } IsoTxn;
 
 /*
- * A micro-operation: 24 bytes, list_len and kind sharing a word (a check
- * holds one per micro-operation: 8M of them at 1M list-append transactions).
- * So a list read holds at most ISO_OP_MAX_LIST_LEN elements; a longer one
- * stops the check (its text alone would be over 1 GB).
+ * A micro-operation: 16 bytes (a check holds one per micro-operation: 8M
+ * of them at 1M list-append transactions).  A list read has no value of its
+ * own, so the value and the list's first element share a word; list_len
+ * and kind share another.  So a list read holds at most ISO_OP_MAX_LIST_LEN
+ * elements; a longer one stops the check (its text alone would be over
+ * 1 GB).  The op's position in its transaction (iso_event.pos) is kept
+ * apart, and only for histories that need it: iso_op_pos.
  */
 #define ISO_OP_LIST_LEN_BITS	30
 #define ISO_OP_MAX_LIST_LEN		((1 << (ISO_OP_LIST_LEN_BITS - 1)) - 1)
@@ -73,10 +84,13 @@ typedef struct IsoOp
 {
 	uint32		txn;			/* index into txns */
 	uint32		key;			/* key id */
-	uint32		value;			/* w/append: value written; register read:
+	union
+	{
+		uint32		value;		/* w/append: value written; register read:
 								 * value read; ISO_NONE = nil / none */
-	uint32		list_first;		/* list read: index into elems */
-	int32		pos;			/* position in the transaction (iso_event.pos) */
+		uint32		list_first; /* list read (list_len >= 0): index into
+								 * elems */
+	};
 	signed int	list_len:ISO_OP_LIST_LEN_BITS;	/* list read: length; -1 = not
 												 * a list read */
 	unsigned int kind:2;		/* IsoOpKind */
@@ -107,6 +121,9 @@ typedef struct IsoHistory
 	IsoOp	   *ops;
 	uint32		n_ops;
 	uint32		cap_ops;
+	int32	   *op_pos;			/* per op, its iso_event.pos; NULL while each
+								 * op's is its index in its transaction */
+	uint32		cap_op_pos;
 	uint32	   *elems;			/* value ids of list reads */
 	uint64		n_elems;
 	uint64		cap_elems;
@@ -117,6 +134,19 @@ typedef struct IsoHistory
 } IsoHistory;
 
 extern void iso_history_init(IsoHistory *h, IsoWorkload workload);
+
+/*
+ * The position of op o in its transaction (iso_event.pos).  Loaders number
+ * a transaction's ops 0, 1, 2, ... (EDN) and CSV files mostly do the same,
+ * so a history keeps the positions only once one differs (4 bytes an op).
+ */
+static inline int32
+iso_op_pos(const IsoHistory *h, uint32 o)
+{
+	if (h->op_pos != NULL)
+		return h->op_pos[o];
+	return (int32) (o - h->txns[h->ops[o].txn].first_op);
+}
 extern uint32 iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 								  bool has_process, int64 process,
 								  int64 invoke_time, int64 complete_time);

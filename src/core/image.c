@@ -41,6 +41,7 @@ iso_image_describe(const IsoHistory *h, IsoImageLayout *layout)
 	hd->workload = (uint32) h->workload;
 	hd->n_txns = h->n_txns;
 	hd->n_ops = h->n_ops;
+	hd->has_op_pos = h->op_pos != NULL;
 	hd->n_elems = h->n_elems;
 	hd->n_keys = h->keys.n;
 	hd->key_slots = h->keys.nslots;
@@ -57,6 +58,8 @@ iso_image_describe(const IsoHistory *h, IsoImageLayout *layout)
 	layout->bytes[ISO_IMAGE_OPS] = sizeof(IsoOp) * (uint64) h->n_ops;
 	layout->ptr[ISO_IMAGE_ELEMS] = h->elems;
 	layout->bytes[ISO_IMAGE_ELEMS] = sizeof(uint32) * h->n_elems;
+	layout->ptr[ISO_IMAGE_OP_POS] = h->op_pos;
+	layout->bytes[ISO_IMAGE_OP_POS] = h->op_pos ? sizeof(int32) * (uint64) h->n_ops : 0;
 	describe_strtab(&h->keys, layout, ISO_IMAGE_KEY_ARENA);
 	describe_strtab(&h->values, layout, ISO_IMAGE_VALUE_ARENA);
 }
@@ -76,6 +79,7 @@ iso_image_sizes(const IsoImageHeader *hd, uint64 bytes[ISO_IMAGE_NSECTIONS])
 	bytes[ISO_IMAGE_VALUE_OFFSETS] = sizeof(uint64) * ((uint64) hd->n_values + 1);
 	bytes[ISO_IMAGE_VALUE_HASHES] = sizeof(uint32) * (uint64) hd->n_values;
 	bytes[ISO_IMAGE_VALUE_SLOTS] = sizeof(uint32) * (uint64) hd->value_slots;
+	bytes[ISO_IMAGE_OP_POS] = hd->has_op_pos ? sizeof(int32) * (uint64) hd->n_ops : 0;
 }
 
 /* Allocate a string table of n strings for a read-back. */
@@ -113,7 +117,7 @@ iso_image_prepare(const IsoImageHeader *hd, IsoHistory *h, IsoImageLayout *layou
 		return "the image has an unknown workload";
 	if (!slots_fit(hd->n_keys, hd->key_slots) || !slots_fit(hd->n_values, hd->value_slots))
 		return "the image's hash tables are malformed";
-	if (hd->n_ops == PG_UINT32_MAX || hd->n_elems > PG_UINT32_MAX)
+	if (hd->n_ops == PG_UINT32_MAX || hd->n_elems > PG_UINT32_MAX || hd->has_op_pos > 1)
 		return "the image's counts are out of range";
 
 	memset(h, 0, sizeof(*h));
@@ -123,6 +127,11 @@ iso_image_prepare(const IsoImageHeader *hd, IsoHistory *h, IsoImageLayout *layou
 	h->n_elems = h->cap_elems = hd->n_elems;
 	h->txns = iso_alloc(sizeof(IsoTxn) * Max((uint64) hd->n_txns, 1));
 	h->ops = iso_alloc(sizeof(IsoOp) * Max((uint64) hd->n_ops, 1));
+	if (hd->has_op_pos)
+	{
+		h->op_pos = iso_alloc(sizeof(int32) * Max((uint64) hd->n_ops, 1));
+		h->cap_op_pos = h->n_ops;
+	}
 	h->elems = iso_alloc(sizeof(uint32) * Max(hd->n_elems, 1));
 	prepare_strtab(&h->keys, hd->n_keys, hd->key_slots, hd->key_arena);
 	prepare_strtab(&h->values, hd->n_values, hd->value_slots, hd->value_arena);
@@ -170,15 +179,10 @@ iso_image_validate(const IsoHistory *h)
 	for (t = 0; t < h->n_txns; t++)
 	{
 		const IsoTxn *txn = &h->txns[t];
-		uint8		has_process;
 
 		if (txn->first_op != next_op || txn->status > ISO_STATUS_INFO ||
 			(uint64) txn->n_ops > h->n_ops - next_op)
 			return "a transaction's micro-operations are out of range";
-		/* a bool that is neither 0 nor 1 is undefined behaviour to read */
-		memcpy(&has_process, &txn->has_process, 1);
-		if (has_process > 1)
-			return "a transaction's process flag is neither true nor false";
 		for (i = txn->first_op; i < (uint64) txn->first_op + txn->n_ops; i++)
 			if (h->ops[i].txn != t)
 				return "a micro-operation names the wrong transaction";
@@ -190,19 +194,22 @@ iso_image_validate(const IsoHistory *h)
 	{
 		const IsoOp *op = &h->ops[i];
 
-		if (op->key >= h->keys.n || op->kind > ISO_OP_APPEND || op->pos < 0 ||
-			(op->value != ISO_NONE && op->value >= h->values.n))
+		bool		list = op->list_len >= 0;
+
+		if (op->key >= h->keys.n || op->kind > ISO_OP_APPEND ||
+			(h->op_pos != NULL && h->op_pos[i] < 0) ||
+			(!list && op->value != ISO_NONE && op->value >= h->values.n))
 			return "a micro-operation names an unknown key or value";
 		if (op->kind != ISO_OP_READ && op->value == ISO_NONE)
 			return "a write has no value";
 		if (op->list_len < -1 ||
-			(op->list_len >= 0 &&
-			 (uint64) op->list_first + (uint64) op->list_len > h->n_elems))
+			(list && (op->kind != ISO_OP_READ ||
+					  (uint64) op->list_first + (uint64) op->list_len > h->n_elems)))
 			return "a list read is out of range";
 		/* what reading the events would have refused (history_read.c) */
 		if (h->workload == ISO_WORKLOAD_LIST_APPEND ?
-			(op->kind == ISO_OP_WRITE || (op->kind == ISO_OP_READ && op->value != ISO_NONE)) :
-			(op->kind == ISO_OP_APPEND || op->list_len >= 0))
+			(op->kind == ISO_OP_WRITE || (op->kind == ISO_OP_READ && !list && op->value != ISO_NONE)) :
+			(op->kind == ISO_OP_APPEND || list))
 			return "a micro-operation does not belong to the workload";
 	}
 	for (i = 0; i < h->n_elems; i++)

@@ -20,9 +20,12 @@
 /*
  * 1: isograph 0.2.0, no checksums.  2: a CRC-32C of every section and of
  * the header itself; images of format 1 are stale (not damaged): checks read
- * the events until iso_save_image rewrites them.
+ * the events until iso_save_image rewrites them.  3: 16-byte ops, whose
+ * positions in their transactions are a section of their own, empty when
+ * each op's is its index (history.h); older images are of another layout,
+ * and the first check rewrites them.
  */
-#define ISO_IMAGE_FORMAT	2
+#define ISO_IMAGE_FORMAT	3
 /* The size of a format-1 header: today's header up to events_rev. */
 #define ISO_IMAGE_HEADER_V1_BYTES	80
 
@@ -40,6 +43,7 @@ typedef enum IsoImageSection
 	ISO_IMAGE_VALUE_OFFSETS,
 	ISO_IMAGE_VALUE_HASHES,
 	ISO_IMAGE_VALUE_SLOTS,
+	ISO_IMAGE_OP_POS,			/* format 3; no bytes when h->op_pos is NULL */
 	ISO_IMAGE_NSECTIONS
 } IsoImageSection;
 
@@ -53,7 +57,7 @@ typedef struct IsoImageHeader
 	uint32		workload;		/* IsoWorkload */
 	uint32		n_txns;
 	uint32		n_ops;
-	uint32		pad;
+	uint32		has_op_pos;		/* format 3: 1 if the ops' positions are kept */
 	uint64		n_elems;
 	uint32		n_keys;
 	uint32		key_slots;
@@ -65,7 +69,6 @@ typedef struct IsoImageHeader
 	/* format 2: CRC-32C of each section's bytes (that of the header unused) */
 	uint32		section_crc[ISO_IMAGE_NSECTIONS];
 	uint32		header_crc;		/* of this header with header_crc = 0 */
-	uint32		pad2;
 } IsoImageHeader;
 
 /* Where each section of a history lies in memory, and its size in bytes. */

@@ -42,10 +42,10 @@ edge_row(const IsoBuild *build, const IsoEdge *e, Datum *values, bool *nulls)
 		values[4] = CStringGetTextDatum(iso_key_text(build, key));
 	nulls[5] = from_op == ISO_NO_OP;
 	if (!nulls[5])
-		values[5] = Int32GetDatum(h->ops[from_op].pos);
+		values[5] = Int32GetDatum(iso_op_pos(h, (uint32) from_op));
 	nulls[6] = e->to_op == ISO_NO_OP;
 	if (!nulls[6])
-		values[6] = Int32GetDatum(h->ops[e->to_op].pos);
+		values[6] = Int32GetDatum(iso_op_pos(h, (uint32) e->to_op));
 }
 
 /*
@@ -203,12 +203,12 @@ iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,
 	if (a->op_a != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_a].txn_id);
-		events[n++] = Int32GetDatum(h->ops[a->op_a].pos);
+		events[n++] = Int32GetDatum(iso_op_pos(h, a->op_a));
 	}
 	if (a->op_b != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_b].txn_id);
-		events[n++] = Int32GetDatum(h->ops[a->op_b].pos);
+		events[n++] = Int32GetDatum(iso_op_pos(h, a->op_b));
 	}
 	initStringInfo(&buf);
 	iso_explain_anomaly(build, a, &buf);

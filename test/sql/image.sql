@@ -325,11 +325,13 @@ SELECT * FROM pg_temp.state(:h);
 SELECT * FROM pg_temp.state(:other);
 
 -- COPY into the other history: the same T2 and T3 as above, a G1c cycle.
+-- Their positions are not 0, 1 (T2: 0 and 7, T3: 3 and 4), which a history
+-- then keeps per op, in the image too (section c).
 COPY iso_event (history_id, txn_id, status, pos, op, key, value, read_list) FROM STDIN;
 2101	2	ok	0	append	:x	2	\N
-2101	2	ok	1	r	:y	\N	{1,3}
-2101	3	ok	0	append	:y	3	\N
-2101	3	ok	1	r	:x	\N	{1,2}
+2101	2	ok	7	r	:y	\N	{1,3}
+2101	3	ok	3	append	:y	3	\N
+2101	3	ok	4	r	:x	\N	{1,2}
 \.
 SELECT * FROM pg_temp.state(:other);
 SELECT anomaly, cycle, edge_types, keys FROM iso_check('ser', :other);
@@ -348,6 +350,12 @@ SELECT :bytes > 0 AS saved,
 SELECT count(*) AS image_rows, count(DISTINCT section) AS sections,
        min(section) AS first_section, max(section) AS last_section
   FROM iso_history_image WHERE history_id = :other;
+-- the last section (12) holds the positions: 8 ops of 4 bytes
+SELECT octet_length(data) AS positions_bytes FROM iso_history_image
+ WHERE history_id = :other AND section = 12;
+-- the edges name the events by their positions, read from the image
+SELECT from_txn, from_event, to_txn, to_event, type, key
+  FROM iso_build_graph(:other) ORDER BY from_txn, to_txn, type;
 TRUNCATE results;
 BEGIN;
 SELECT pg_temp.event_scans() AS scans \gset
