@@ -79,6 +79,9 @@ extern void iso_host_on_release(void **slot, void (*free_fn) (void *));
 
 /* The memory limit alone, every time: after a big allocation. */
 extern void iso_host_check_memory(void);
+
+/* give memory freed in large pieces back to the system (a hint) */
+extern void iso_host_return_free_memory(void);
 /* A size limit of the algorithms that a user's history reached (54000). */
 extern void iso_host_limit(const char *what) ISO_NORETURN;
 /* A broken invariant: a bug, never the user's input (XX000). */

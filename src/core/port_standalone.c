@@ -64,6 +64,11 @@ iso_host_check_memory(void)
 }
 
 void
+iso_host_return_free_memory(void)
+{
+}
+
+void
 iso_host_limit(const char *what)
 {
 	die(what, 0);

@@ -122,16 +122,23 @@ collect_events(const IsoHistory *h, const uint32 *vertex_txn,
 /*
  * The frontier sweep.  With buf NULL it only counts the reduction's edges;
  * otherwise it adds them.
+ *
+ * The frontier, when a transaction is invoked, is the completions since the
+ * latest invocation of a transaction that completed before it: each of them
+ * precedes it with nothing in between.  The completions in ev are in time
+ * order, so the frontier is the completions among ev[head, i): a completion
+ * moves head up to its transaction's invocation (the completions before
+ * that reach later transactions through it).  Only inv_pos is needed beside
+ * ev, not a queue of the completions: the sweep runs while the edge buffer
+ * is at its fullest.
  */
 static uint64
 sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 				IsoEdgeBuf *buf)
 {
 	uint32	   *inv_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint32	   *fq = iso_alloc(sizeof(uint32) * Max(n, 1));	/* frontier window */
-	uint32	   *fq_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint32		head = 0,
-				tail = 0;
+	uint32		head = 0;
+	uint32		n_front = 0;	/* completions among ev[head, i) */
 	uint64		total = 0;
 	uint32		i;
 
@@ -144,14 +151,16 @@ sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 		if (!(ev[i] & RT_COMPLETION))
 		{
 			inv_pos[idx] = i;
-			total += tail - head;
+			total += n_front;
 			if (buf != NULL)
 			{
 				uint32		f;
 
-				for (f = head; f < tail; f++)
+				for (f = head; f < i; f++)
 				{
-					iso_edgebuf_add(buf, vertex_of(vertices, fq[f]),
+					if (!(ev[f] & RT_COMPLETION))
+						continue;
+					iso_edgebuf_add(buf, vertex_of(vertices, RT_IDX(ev[f])),
 									vertex_of(vertices, idx), ISO_EDGE_RT,
 									ISO_NO_KEY, ISO_NO_OP, ISO_NO_OP);
 					if ((buf->n & TICK_MASK) == 0)
@@ -162,16 +171,12 @@ sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 		else
 		{
 			/* its predecessors reach later transactions through it */
-			while (head < tail && fq_pos[head] < inv_pos[idx])
-				head++;
-			fq[tail] = idx;
-			fq_pos[tail] = i;
-			tail++;
+			for (; head < inv_pos[idx]; head++)
+				n_front -= (ev[head] & RT_COMPLETION) != 0;
+			n_front++;
 		}
 	}
 	iso_free(inv_pos);
-	iso_free(fq);
-	iso_free(fq_pos);
 	return total;
 }
 
@@ -237,6 +242,8 @@ iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
 	memset(info, 0, sizeof(*info));
 	info->first_point = first_free;
 	n_ev = collect_events(h, vertex_txn, vertices, n, ev, &info->n_timed);
+	/* the sort's arrays, freed, would stay resident while the buffer fills */
+	iso_host_return_free_memory();
 	info->n_reduction = sweep_reduction(ev, n_ev, n, vertices, NULL);
 	if (info->n_reduction <= max_reduction)
 		(void) sweep_reduction(ev, n_ev, n, vertices, buf);
