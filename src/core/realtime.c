@@ -125,20 +125,23 @@ collect_events(const IsoHistory *h, const uint32 *vertex_txn,
  *
  * The frontier, when a transaction is invoked, is the completions since the
  * latest invocation of a transaction that completed before it: each of them
- * precedes it with nothing in between.  The completions in ev are in time
- * order, so the frontier is the completions among ev[head, i): a completion
- * moves head up to its transaction's invocation (the completions before
- * that reach later transactions through it).  Only inv_pos is needed beside
- * ev, not a queue of the completions: the sweep runs while the edge buffer
- * is at its fullest.
+ * precedes it with nothing in between.  fq holds the completions in time
+ * order and the frontier is fq[head, tail): a completion moves head past
+ * every completion before its transaction's invocation (they reach later
+ * transactions through it), which are the first done_at_inv of them.  (A
+ * count per transaction rather than each completion's position in ev: one
+ * array less while the edge buffer is at its fullest.  Scanning ev itself
+ * instead of a queue would save another, but would walk every invocation
+ * still open at each invocation: quadratic when many start together.)
  */
 static uint64
 sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 				IsoEdgeBuf *buf)
 {
-	uint32	   *inv_pos = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint32		head = 0;
-	uint32		n_front = 0;	/* completions among ev[head, i) */
+	uint32	   *done_at_inv = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *fq = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32		head = 0,
+				tail = 0;
 	uint64		total = 0;
 	uint32		i;
 
@@ -150,17 +153,15 @@ sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 			ISO_CHECK_INTERRUPTS();
 		if (!(ev[i] & RT_COMPLETION))
 		{
-			inv_pos[idx] = i;
-			total += n_front;
+			done_at_inv[idx] = tail;
+			total += tail - head;
 			if (buf != NULL)
 			{
 				uint32		f;
 
-				for (f = head; f < i; f++)
+				for (f = head; f < tail; f++)
 				{
-					if (!(ev[f] & RT_COMPLETION))
-						continue;
-					iso_edgebuf_add(buf, vertex_of(vertices, RT_IDX(ev[f])),
+					iso_edgebuf_add(buf, vertex_of(vertices, fq[f]),
 									vertex_of(vertices, idx), ISO_EDGE_RT,
 									ISO_NO_KEY, ISO_NO_OP, ISO_NO_OP);
 					if ((buf->n & TICK_MASK) == 0)
@@ -171,12 +172,13 @@ sweep_reduction(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
 		else
 		{
 			/* its predecessors reach later transactions through it */
-			for (; head < inv_pos[idx]; head++)
-				n_front -= (ev[head] & RT_COMPLETION) != 0;
-			n_front++;
+			if (head < done_at_inv[idx])
+				head = done_at_inv[idx];
+			fq[tail++] = idx;
 		}
 	}
-	iso_free(inv_pos);
+	iso_free(done_at_inv);
+	iso_free(fq);
 	return total;
 }
 
