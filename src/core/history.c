@@ -230,27 +230,71 @@ iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 	return h->n_txns++;
 }
 
+uint32
+iso_op_txn(const IsoHistory *h, uint32 o)
+{
+	uint32		lo = 0,
+				hi = h->n_txns;
+
+	/*
+	 * The last transaction whose first op is at most o: o's, even when
+	 * transactions without ops share its first op (they come before it).
+	 */
+	while (hi - lo > 1)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (h->txns[mid].first_op <= o)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32 *
+iso_history_op_txns(const IsoHistory *h)
+{
+	uint32	   *txn = iso_alloc(sizeof(uint32) * Max((uint64) h->n_ops, 1));
+	uint32		t;
+
+	for (t = 0; t < h->n_txns; t++)
+	{
+		uint32		i;
+
+		for (i = 0; i < h->txns[t].n_ops; i++)
+			txn[h->txns[t].first_op + i] = t;
+		if ((t & 0xffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	return txn;
+}
+
 /*
- * Keep pos as op o's position: nothing while every op's position is its
- * index in its transaction, else the op_pos array, filled for the ops
- * before o the first time a position differs.
+ * Keep pos as the position of op o (the last transaction's last, being
+ * added): nothing while every op's position is its index in its
+ * transaction, else the op_pos array, filled for the ops before o the first
+ * time a position differs.
  */
 static void
 set_op_pos(IsoHistory *h, uint32 o, int32 pos)
 {
 	uint64		cap = h->cap_op_pos;
-	uint32		i;
+	uint32		last = h->n_txns - 1;
 
-	if (h->op_pos == NULL && pos == iso_op_pos(h, o))
+	if (h->op_pos == NULL && pos == (int32) (o - h->txns[last].first_op))
 		return;
 	if (h->op_pos == NULL)
 	{
 		int32	   *all;
+		uint32		t;
+		uint32		i;
 
 		cap = 0;
 		all = grow_array(NULL, &cap, Max(h->cap_ops, 1), sizeof(int32));
-		for (i = 0; i < o; i++)
-			all[i] = iso_op_pos(h, i);
+		for (t = 0; t < h->n_txns; t++)
+			for (i = 0; i < h->txns[t].n_ops; i++)
+				all[h->txns[t].first_op + i] = (int32) i;
 		h->op_pos = all;
 	}
 	else
@@ -268,7 +312,6 @@ new_op(IsoHistory *h, IsoOpKind kind, int32 pos, IsoSlice key)
 	h->ops = grow_array(h->ops, &cap, (uint64) h->n_ops + 1, sizeof(IsoOp));
 	h->cap_ops = (uint32) Min(cap, PG_UINT32_MAX);
 	op = &h->ops[h->n_ops];
-	op->txn = h->n_txns - 1;
 	op->kind = (uint8) kind;
 	op->key = iso_strtab_intern(&h->keys, key.ptr, key.len);
 	op->value = ISO_NONE;
@@ -629,12 +672,12 @@ iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
 				}
 				for (j = 0; j < op->list_len; j++)
 					list[j] = strtab_slice(&src->values, src->elems[op->list_first + j]);
-				iso_history_add_list(dst, iso_op_pos(src, o), key, list, op->list_len);
+				iso_history_add_list(dst, iso_op_pos_in(src, order[i].index, o), key, list, op->list_len);
 				continue;
 			}
 			if (op->value != ISO_NONE)
 				value = strtab_slice(&src->values, op->value);
-			iso_history_add_op(dst, (IsoOpKind) op->kind, iso_op_pos(src, o), key, value, NULL, -1);
+			iso_history_add_op(dst, (IsoOpKind) op->kind, iso_op_pos_in(src, order[i].index, o), key, value, NULL, -1);
 		}
 		ISO_CHECK_INTERRUPTS();
 	}

@@ -69,20 +69,23 @@ typedef struct IsoTxn
 } IsoTxn;
 
 /*
- * A micro-operation: 16 bytes (a check holds one per micro-operation: 8M
+ * A micro-operation: 12 bytes (a check holds one per micro-operation: 8M
  * of them at 1M list-append transactions).  A list read has no value of its
  * own, so the value and the list's first element share a word; list_len
  * and kind share another.  So a list read holds at most ISO_OP_MAX_LIST_LEN
  * elements; a longer one stops the check (its text alone would be over
- * 1 GB).  The op's position in its transaction (iso_event.pos) is kept
- * apart, and only for histories that need it: iso_op_pos.
+ * 1 GB).  An op does not name its transaction: a transaction's ops are
+ * txns[t].first_op .. + n_ops - 1, so iso_op_txn finds it, and the checker,
+ * which asks for every op, keeps a table of them while it builds the graph
+ * (iso_history_op_txns).  The op's position in its transaction
+ * (iso_event.pos) is kept apart, and only for histories that need it:
+ * iso_op_pos.
  */
 #define ISO_OP_LIST_LEN_BITS	30
 #define ISO_OP_MAX_LIST_LEN		((1 << (ISO_OP_LIST_LEN_BITS - 1)) - 1)
 
 typedef struct IsoOp
 {
-	uint32		txn;			/* index into txns */
 	uint32		key;			/* key id */
 	union
 	{
@@ -136,17 +139,44 @@ typedef struct IsoHistory
 extern void iso_history_init(IsoHistory *h, IsoWorkload workload);
 
 /*
- * The position of op o in its transaction (iso_event.pos).  Loaders number
- * a transaction's ops 0, 1, 2, ... (EDN) and CSV files mostly do the same,
- * so a history keeps the positions only once one differs (4 bytes an op).
+ * The transaction of op o: a binary search over the transactions, for the
+ * few ops a result names.  iso_op_txn_near first tries hint, a transaction
+ * the caller expects o in (an edge's from or to vertex's).
+ */
+extern uint32 iso_op_txn(const IsoHistory *h, uint32 o);
+
+static inline uint32
+iso_op_txn_near(const IsoHistory *h, uint32 hint, uint32 o)
+{
+	if (hint < h->n_txns && o >= h->txns[hint].first_op &&
+		o - h->txns[hint].first_op < h->txns[hint].n_ops)
+		return hint;
+	return iso_op_txn(h, o);
+}
+
+/* Every op's transaction, in an array of n_ops the caller frees. */
+extern uint32 *iso_history_op_txns(const IsoHistory *h);
+
+/*
+ * The position of op o, of transaction t, in t (iso_event.pos).  Loaders
+ * number a transaction's ops 0, 1, 2, ... (EDN) and CSV files mostly do the
+ * same, so a history keeps the positions only once one differs (4 bytes an
+ * op).  iso_op_pos finds the transaction first.
  */
 static inline int32
-iso_op_pos(const IsoHistory *h, uint32 o)
+iso_op_pos_in(const IsoHistory *h, uint32 t, uint32 o)
 {
 	if (h->op_pos != NULL)
 		return h->op_pos[o];
-	return (int32) (o - h->txns[h->ops[o].txn].first_op);
+	return (int32) (o - h->txns[t].first_op);
 }
+
+static inline int32
+iso_op_pos(const IsoHistory *h, uint32 o)
+{
+	return h->op_pos != NULL ? h->op_pos[o] : iso_op_pos_in(h, iso_op_txn(h, o), o);
+}
+
 extern uint32 iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 								  bool has_process, int64 process,
 								  int64 invoke_time, int64 complete_time);

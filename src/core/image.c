@@ -183,9 +183,6 @@ iso_image_validate(const IsoHistory *h)
 		if (txn->first_op != next_op || txn->status > ISO_STATUS_INFO ||
 			(uint64) txn->n_ops > h->n_ops - next_op)
 			return "a transaction's micro-operations are out of range";
-		for (i = txn->first_op; i < (uint64) txn->first_op + txn->n_ops; i++)
-			if (h->ops[i].txn != t)
-				return "a micro-operation names the wrong transaction";
 		next_op += txn->n_ops;
 	}
 	if (next_op != h->n_ops)

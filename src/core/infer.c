@@ -490,13 +490,13 @@ list_read_consistent(const Builder *b, const IsoOp *r, const IsoOp *prev,
 {
 	const IsoHistory *h = b->h;
 	const uint32 *re = h->elems + r->list_first;
-	uint32		rlen = (uint32) list_read_len(h, r);
+	uint32		rlen = (uint32) list_read_len(b, r);
 	uint32		i;
 	uint32		base;
 
 	if (prev)
 	{
-		uint32		plen = (uint32) list_read_len(h, prev);
+		uint32		plen = (uint32) list_read_len(b, prev);
 
 		if (rlen != plen + n_app)
 			return false;
@@ -547,7 +547,7 @@ check_future_reads(Builder *b, const uint32 *ops, uint32 n)
 	for (i = 0; i < last_write; i++)
 	{
 		const IsoOp *op = &h->ops[ops[i]];
-		int32		len = list_read_len(h, op);
+		int32		len = list_read_len(b, op);
 		int32		j;
 
 		if (op->kind != ISO_OP_READ)
@@ -597,7 +597,7 @@ check_internal_group(Builder *b, const uint32 *ops, uint32 n, uint32 *app_buf)
 		}
 		else if (h->workload == ISO_WORKLOAD_LIST_APPEND)
 		{
-			if (list_read_len(h, op) < 0)
+			if (list_read_len(b, op) < 0)
 				continue;
 			if ((prev_read || n_app > 0) &&
 				!list_read_consistent(b, op, prev_read, app_buf, n_app))
@@ -669,6 +669,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	memset(&b, 0, sizeof(b));
 	b.h = h;
 	b.out = out;
+	b.op_txn = iso_history_op_txns(h);
 
 	/*
 	 * Unique writes (step 0).  A list-append history looks its writers up
@@ -679,7 +680,10 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	 */
 	if (h->workload != ISO_WORKLOAD_LIST_APPEND &&
 		!iso_infer_build_write_map(&b, err))
+	{
+		iso_free(b.op_txn);
 		return false;
+	}
 	mark_op_flags(&b);
 	group_ops_by_key(&b);
 	if (h->workload == ISO_WORKLOAD_LIST_APPEND && !writes_unique_by_key(&b) &&
@@ -688,6 +692,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		iso_free(b.op_flags);
 		iso_free(b.key_start);
 		iso_free(b.key_ops);
+		iso_free(b.op_txn);
 		return false;
 	}
 	find_vertices(&b);
@@ -718,6 +723,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		iso_free(b.writes.ops);
 	}
 	iso_free(b.op_flags);
+	iso_free(b.op_txn);
 	iso_free(b.key_start);
 	iso_free(b.key_ops);
 	iso_free(b.value_stamp);
@@ -725,6 +731,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	iso_free(b.dup_stamp);
 	memset(&b.writes, 0, sizeof(b.writes));
 	b.op_flags = NULL;
+	b.op_txn = NULL;
 	b.key_start = NULL;
 	b.key_ops = NULL;
 	b.value_stamp = NULL;

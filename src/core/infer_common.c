@@ -117,7 +117,7 @@ iso_infer_build_write_map(Builder *b, IsoParseError *err)
 			snprintf(err->detail, sizeof(err->detail),
 					 "Transactions %lld and %lld both write it.",
 					 (long long) first->txn_id,
-					 (long long) h->txns[op->txn].txn_id);
+					 (long long) h->txns[op_txn(b, i)].txn_id);
 			snprintf(err->hint, sizeof(err->hint),
 					 "isograph needs unique written values per key, so that a read names the one write it observed.");
 			iso_free(b->writes.keys);

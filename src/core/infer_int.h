@@ -28,6 +28,8 @@ typedef struct Builder
 	IsoInference *out;
 	IsoEdgeBuf	edges;
 	uint8	   *op_flags;
+	uint32	   *op_txn;			/* per op, its transaction (the ops do not
+								 * name it: history.h) */
 	WriteMap	writes;
 	uint32	   *key_start;		/* ops grouped by key: CSR over key ids */
 	uint32	   *key_ops;
@@ -69,7 +71,7 @@ prefetch_key_op(const IsoHistory *h, const uint32 *kops, uint32 i, uint32 n)
 static inline uint32
 op_txn(const Builder *b, uint32 op)
 {
-	return b->h->ops[op].txn;
+	return b->op_txn[op];
 }
 
 static inline uint32
@@ -81,7 +83,7 @@ txn_vertex(const Builder *b, uint32 txn)
 static inline uint32
 op_vertex(const Builder *b, uint32 op)
 {
-	return b->out->txn_vertex[b->h->ops[op].txn];
+	return b->out->txn_vertex[b->op_txn[op]];
 }
 
 /*
@@ -92,12 +94,12 @@ op_vertex(const Builder *b, uint32 op)
  * its nil means "unknown".
  */
 static inline int32
-list_read_len(const IsoHistory *h, const IsoOp *op)
+list_read_len(const Builder *b, const IsoOp *op)
 {
 	if (op->list_len >= 0)
 		return op->list_len;
 	if (op->kind == ISO_OP_READ && op->value == ISO_NONE &&
-		h->txns[op->txn].status == ISO_STATUS_OK)
+		b->h->txns[b->op_txn[op - b->h->ops]].status == ISO_STATUS_OK)
 		return 0;
 	return -1;
 }

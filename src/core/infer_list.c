@@ -101,7 +101,7 @@ collect_list_reads(Builder *b, uint32 key, ListScratch *s, uint32 *longest)
 		prefetch_key_op(h, kops, i, nk);
 		if (op->kind != ISO_OP_READ || op_vertex(b, o) == ISO_NONE)
 			continue;
-		len = list_read_len(h, op);
+		len = list_read_len(b, op);
 		if (len < 0)
 			continue;
 		s->reads[n++] = o;
@@ -127,7 +127,7 @@ known_order(Builder *b, uint32 key, uint32 longest, ListScratch *s, uint32 *stam
 	const IsoHistory *h = b->h;
 	const IsoOp *L = &h->ops[longest];
 	const uint32 *le = h->elems + L->list_first;
-	int32		len = list_read_len(h, L);
+	int32		len = list_read_len(b, L);
 	uint32		n = 0;
 	int32		i;
 
@@ -164,7 +164,7 @@ check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
 	const IsoHistory *h = b->h;
 	const IsoOp *L = &h->ops[longest];
 	const uint32 *le = h->elems + L->list_first;
-	int32		llen = list_read_len(h, L);
+	int32		llen = list_read_len(b, L);
 	/* a prefix of the longest holds its duplicate if it reaches the copy */
 	uint32		longest_dup = dup_at >= 0 ? le[dup_at] : ISO_NONE;
 	uint32		i;
@@ -173,7 +173,7 @@ check_read_orders(Builder *b, uint32 key, uint32 n_reads, uint32 longest,
 	{
 		const IsoOp *r = &h->ops[s->reads[i]];
 		const uint32 *re = h->elems + r->list_first;
-		int32		len = list_read_len(h, r);
+		int32		len = list_read_len(b, r);
 		bool		prefix = len <= llen;
 		int32		at;
 		uint32		dup;
@@ -257,12 +257,12 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
 
 		for (i = 0; i < n_reads; i++)
 		{
-			int32		len = list_read_len(h, &h->ops[s->reads[i]]);
+			int32		len = list_read_len(b, &h->ops[s->reads[i]]);
 
 			if (s->compatible[i] && len > 0 &&
 				b->value_pos[h->elems[h->ops[s->reads[i]].list_first + len - 1]] >=
 				first_garbage &&
-				len < list_read_len(h, &h->ops[shower]))
+				len < list_read_len(b, &h->ops[shower]))
 				shower = s->reads[i];
 		}
 		iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, s->known[first_garbage], shower,
@@ -288,7 +288,7 @@ check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp,
 {
 	const IsoHistory *h = b->h;
 	const IsoOp *r = &h->ops[ro];
-	int32		len = list_read_len(h, r);
+	int32		len = list_read_len(b, r);
 	int32		j;
 
 	for (j = 0; j < len; j++)
@@ -321,7 +321,7 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 	const IsoHistory *h = b->h;
 	uint32		ro = s->reads[i];
 	const IsoOp *r = &h->ops[ro];
-	int32		len = list_read_len(h, r);
+	int32		len = list_read_len(b, r);
 	uint32		rv = op_vertex(b, ro);
 	uint32		last = len > 0 ? h->elems[r->list_first + len - 1] : ISO_NONE;
 	bool		known = last == ISO_NONE || b->value_stamp[last] == stamp;
@@ -347,7 +347,7 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 
 	if (w != ISO_NONE)
 	{
-		if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != r->txn &&
+		if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != op_txn(b, ro) &&
 			h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
 			iso_infer_add_anomaly(b, ISO_ANOM_G1B, key, last, ro, w);
 		iso_infer_add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
@@ -358,7 +358,7 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 	 * cycle through that rw edge would only repeat one through the ww edge
 	 * under a weaker name.
 	 */
-	if (w != ISO_NONE && op_txn(b, w) == r->txn)
+	if (w != ISO_NONE && op_txn(b, w) == op_txn(b, ro))
 		next = ISO_NONE;
 	if (next != ISO_NONE && s->next_vertex[next] != ISO_NONE)
 		iso_infer_add_edge(b, rv, op_vertex(b, s->elem_op[s->next_vertex[next]]), ISO_EDGE_RW,

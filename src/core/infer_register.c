@@ -360,7 +360,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 			rv == ISO_NONE || op->list_len >= 0)
 			continue;
 		/* an info txn's nil read means "unknown" (Jepsen), not the initial state */
-		if (op->value == ISO_NONE && h->txns[op->txn].status != ISO_STATUS_OK)
+		if (op->value == ISO_NONE && h->txns[op_txn(b, o)].status != ISO_STATUS_OK)
 			continue;
 		if (op->value != ISO_NONE)
 		{
@@ -368,7 +368,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 
 			if (w == ISO_NONE)
 				iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, op->value, o, ISO_NONE);
-			else if (op_txn(b, w) == op->txn)
+			else if (op_txn(b, w) == op_txn(b, o))
 				iso_infer_add_anomaly(b, ISO_ANOM_INTERNAL, key, op->value, o, w);
 			else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
 				iso_infer_add_anomaly(b, ISO_ANOM_G1A, key, op->value, o, w);
@@ -396,7 +396,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 			uint32		j;
 
 			/* the txn's final write of the key follows in its group */
-			for (j = i + 1; j < nk && op_txn(b, kops[j]) == op->txn; j++)
+			for (j = i + 1; j < nk && op_txn(b, kops[j]) == op_txn(b, o); j++)
 				if (b->op_flags[kops[j]] & OP_FINAL_WRITE)
 					add_constraint(s, lv, local_version(b, h->ops[kops[j]].value, stamp));
 			s->ranked[n_ranked].rank = lv;

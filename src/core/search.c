@@ -60,6 +60,7 @@ struct IsoSearchState
 {
 	const IsoHistory *h;
 	const IsoInference *inf;
+	uint32	   *op_txn;			/* per op, its transaction (build_slots) */
 	IsoLevel	level;
 	const IsoLevelInfo *li;
 	Mode		mode;
@@ -193,7 +194,7 @@ iso_search_applies(IsoLevel level)
 static inline uint32
 op_vertex(const IsoSearchState *S, uint32 op)
 {
-	return S->inf->txn_vertex[S->h->ops[op].txn];
+	return S->inf->txn_vertex[S->op_txn[op]];
 }
 
 /* Bits set in x (without -mpopcnt, the builtin is a library call). */
@@ -585,6 +586,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	memset(S->key_slot, 0xff, sizeof(uint32) * Max(S->h->keys.n, 1));
 	S->op_ver = iso_alloc(sizeof(uint32) * Max(S->h->n_ops, 1));
 	memset(S->op_ver, 0xff, sizeof(uint32) * Max(S->h->n_ops, 1));
+	S->op_txn = iso_history_op_txns(S->h);
 	S->n_vars = 0;
 	stack = iso_alloc(sizeof(uint32) * (max_m + 1));
 	mark = iso_alloc0(sizeof(uint32) * (max_m + 1));
@@ -2348,6 +2350,7 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 	FREE_IF(S->slots);
 	FREE_IF(S->key_slot);
 	FREE_IF(S->op_ver);
+	FREE_IF(S->op_txn);
 	FREE_IF(S->var_slot);
 	FREE_IF(S->var_a);
 	FREE_IF(S->var_b);

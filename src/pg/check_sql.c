@@ -140,7 +140,7 @@ append_reason_cycle(const IsoBuild *build, const IsoEdge *edges, uint32 n,
 static long long
 op_txn_id(const IsoBuild *build, int32 op)
 {
-	return (long long) build->history.txns[build->history.ops[op].txn].txn_id;
+	return (long long) build->history.txns[iso_op_txn(&build->history, (uint32) op)].txn_id;
 }
 
 /* "T1 -ww :x-> T2 -rw :y-> T1 would be a cycle": proof cycle i */
@@ -1332,7 +1332,7 @@ iso_version_order_witness(PG_FUNCTION_ARGS)
 			values[0] = CStringGetTextDatum(key);
 			values[1] = Int32GetDatum((int32) (i - u->ver_start[s] + 1));
 			values[2] = PointerGetDatum(cstring_to_text_with_len(v, len));
-			values[3] = Int64GetDatum(build.history.txns[op->txn].txn_id);
+			values[3] = Int64GetDatum(build.history.txns[iso_op_txn(&build.history, sr->order_op[i])].txn_id);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		if ((s & 0xfff) == 0)

@@ -39,7 +39,7 @@ iso_key_text(const IsoBuild *build, uint32 key)
 static int64
 txn_id_of_op(const IsoBuild *build, uint32 op)
 {
-	return build->history.txns[build->history.ops[op].txn].txn_id;
+	return build->history.txns[iso_op_txn(&build->history, op)].txn_id;
 }
 
 /* The value an op read: "nil", "4", "[1 2 3]". */

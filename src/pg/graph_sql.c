@@ -25,6 +25,20 @@ PG_FUNCTION_INFO_V1(iso_anomalies);
 /* iso_edge's columns, also iso_build_graph's output. */
 #define EDGE_NATTS 7
 
+/*
+ * The position of an edge's op: the op is one of the transaction of the
+ * edge's vertex there, which spares the search for it (a time point has no
+ * transaction and its edges no ops).
+ */
+static int32
+op_pos(const IsoBuild *build, uint32 vertex, uint32 op)
+{
+	const IsoHistory *h = &build->history;
+	uint32		hint = vertex < build->inf.n_vertices ? build->inf.vertex_txn[vertex] : ISO_NONE;
+
+	return iso_op_pos_in(h, iso_op_txn_near(h, hint, op), op);
+}
+
 static void
 edge_row(const IsoBuild *build, const IsoEdge *e, Datum *values, bool *nulls)
 {
@@ -42,10 +56,10 @@ edge_row(const IsoBuild *build, const IsoEdge *e, Datum *values, bool *nulls)
 		values[4] = CStringGetTextDatum(iso_key_text(build, key));
 	nulls[5] = from_op == ISO_NO_OP;
 	if (!nulls[5])
-		values[5] = Int32GetDatum(iso_op_pos(h, (uint32) from_op));
+		values[5] = Int32GetDatum(op_pos(build, e->from, (uint32) from_op));
 	nulls[6] = e->to_op == ISO_NO_OP;
 	if (!nulls[6])
-		values[6] = Int32GetDatum(iso_op_pos(h, (uint32) e->to_op));
+		values[6] = Int32GetDatum(op_pos(build, e->to, (uint32) e->to_op));
 }
 
 /*
@@ -203,12 +217,12 @@ iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,
 	if (a->op_a != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_a].txn_id);
-		events[n++] = Int32GetDatum(iso_op_pos(h, a->op_a));
+		events[n++] = Int32GetDatum(iso_op_pos_in(h, iso_op_txn_near(h, a->txn_a, a->op_a), a->op_a));
 	}
 	if (a->op_b != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_b].txn_id);
-		events[n++] = Int32GetDatum(iso_op_pos(h, a->op_b));
+		events[n++] = Int32GetDatum(iso_op_pos_in(h, iso_op_txn_near(h, a->txn_b, a->op_b), a->op_b));
 	}
 	initStringInfo(&buf);
 	iso_explain_anomaly(build, a, &buf);

@@ -412,7 +412,7 @@ SELECT * FROM pg_temp.state(:other);
 -- e. A damaged image gives a WARNING and the check reads the events.
 --    "inv" has an image of its G-single events (T0 -wr-> T1 -rw-> T0).
 ------------------------------------------------------------------------------
--- the ops section starts with ops[0].txn: 0xffffffff names no transaction
+-- the ops section starts with ops[0].key: 0xffffffff names no key
 UPDATE iso_history_image SET data = overlay(data placing '\xffffffff'::bytea from 1)
  WHERE history_id = :h AND section = 2;
 SELECT anomaly, cycle, edge_types, keys FROM iso_check('ser', :h);

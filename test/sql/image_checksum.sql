@@ -56,7 +56,7 @@ SELECT :'events_verdicts' AS verdicts;
 
 -- 1. One damaged byte per section (the last byte of its first part):
 --    WARNING naming the checksum, verdicts of the events.
--- (section 2, the ops: 11 of 16 bytes; section 3, the list elements:
+-- (section 2, the ops: 11 of 12 bytes; section 3, the list elements:
 -- key 1's [1] (1), shared by its second [1]; key 3's [2] (1); key 1's
 -- [1 2] extends [1] but key 3's region follows it, so it moves to the end
 -- with room for 2: 4 elements, 16 bytes)

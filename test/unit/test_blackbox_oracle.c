@@ -909,7 +909,8 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 		else if (x == NULL || y == NULL || x->key != iso_edge_key(h, e) ||
 				 y->key != iso_edge_key(h, e) ||
 				 e->from >= inf->n_vertices || e->to >= inf->n_vertices ||
-				 inf->vertex_txn[e->from] != x->txn || inf->vertex_txn[e->to] != y->txn)
+				 inf->vertex_txn[e->from] != iso_op_txn(h, (uint32) e->from_ref) ||
+				 inf->vertex_txn[e->to] != iso_op_txn(h, (uint32) e->to_op))
 			*why = "edge's ops are not the edge's";
 		else if (e->type == ISO_EDGE_WW)
 		{
@@ -951,11 +952,11 @@ cycle_ok(const IsoHistory *h, const IsoInference *inf, const IsoEdge *edges, uin
 
 			/* versions: committed transactions' writes */
 			if (o->kind != ISO_OP_WRITE || o->value == ISO_NONE ||
-				h->txns[o->txn].status != ISO_STATUS_OK)
+				h->txns[iso_op_txn(h, i)].status != ISO_STATUS_OK)
 				continue;
 			REL(o->key, nil, o->value) = 1;
 			/* the txn's first access of the key is a read of v: v before o */
-			for (j = h->txns[o->txn].first_op; j < i; j++)
+			for (j = h->txns[iso_op_txn(h, i)].first_op; j < i; j++)
 				if (h->ops[j].key == o->key)
 				{
 					if (h->ops[j].kind == ISO_OP_READ)
@@ -1080,7 +1081,7 @@ print_cycle(const IsoHistory *h, const IsoSearchResult *r, const IsoCycle *cy)
 				if (op->value != ISO_NONE)
 					v = iso_strtab_get(&h->values, op->value, &vl);
 				snprintf(ops[j], sizeof(ops[j]), "txn %lld [:%c %.*s %.*s]",
-						 (long long) h->txns[op->txn].txn_id, op->kind == ISO_OP_WRITE ? 'w' : 'r',
+						 (long long) h->txns[iso_op_txn(h, (uint32) o)].txn_id, op->kind == ISO_OP_WRITE ? 'w' : 'r',
 						 (int) kl, k, (int) vl, v);
 			}
 		}

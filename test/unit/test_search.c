@@ -289,7 +289,7 @@ hand_made(void)
 		   (unsigned long long) r->stats.constraints_left, r->stats.solver_calls);
 		/* x's and y's orders name the same writers in the same order */
 		for (i = 0; i < 3; i++)
-			same &= c.h.ops[r->order_op[i]].txn == c.h.ops[r->order_op[3 + i]].txn;
+			same &= iso_op_txn(&c.h, r->order_op[i]) == iso_op_txn(&c.h, r->order_op[3 + i]);
 		ok(same, "free orders: x and y ordered alike");
 	}
 	checked_free(&c);
@@ -719,7 +719,7 @@ explained(void)
 		check_proof(&c, r, ISO_LEVEL_SI, "ring with a forced link", true);
 		for (i = 0; r->proof_forced && i < r->proof_start[r->n_proof_cycles]; i++)
 			marked += r->proof_forced[i] && r->proof_edges[i].type == ISO_EDGE_WW &&
-				c.h.ops[iso_edge_from_op(&r->proof_edges[i])].txn == 1;
+				iso_op_txn(&c.h, (uint32) iso_edge_from_op(&r->proof_edges[i])) == 1;
 		ok(marked >= 1, "ring with a forced link: proof cycles mark the forced T1 -ww e-> T8 (%u)",
 		   marked);
 	}
