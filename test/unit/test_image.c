@@ -1018,6 +1018,25 @@ add_list_read_of_len(void *arg)
 		_exit(4);
 }
 
+/*
+ * An op added to a transaction that already counts *arg ops (the count is
+ * set, not built: 2^28 ops would take 3 GB), with the status and process
+ * flag that share the count's word.
+ */
+static void
+add_op_to_txn_of(void *arg)
+{
+	uint32		n = *(uint32 *) arg;
+	IsoHistory	h;
+
+	iso_history_init(&h, ISO_WORKLOAD_RW_REGISTER);
+	iso_history_add_txn(&h, 1, ISO_STATUS_INFO, true, 7, ISO_NO_TIME, ISO_NO_TIME);
+	h.txns[0].n_ops = n;
+	iso_history_add_op(&h, ISO_OP_WRITE, 0, (IsoSlice) {"k", 1}, (IsoSlice) {"1", 1}, NULL, -1);
+	if (h.txns[0].n_ops != n + 1 || h.txns[0].status != ISO_STATUS_INFO || !h.txns[0].has_process)
+		_exit(4);
+}
+
 static void
 list_len_limit(void)
 {
@@ -1031,6 +1050,19 @@ list_len_limit(void)
 	len++;
 	ok(run_in_child(add_list_read_of_len, &len) == CHILD_ABORTED,
 	   "a list read of 2^29 elements stops the check");
+}
+
+static void
+txn_ops_limit(void)
+{
+	uint32		n = ISO_TXN_MAX_OPS - 1;
+
+	/* n_ops shares a word with status and has_process: 2^28 - 1 fit, no more */
+	ok(run_in_child(add_op_to_txn_of, &n) == CHILD_RETURNED,
+	   "a transaction's 2^28 - 1st op is counted, its status and process flag kept");
+	n++;
+	ok(run_in_child(add_op_to_txn_of, &n) == CHILD_ABORTED,
+	   "a transaction's 2^28th op stops the check");
 }
 
 int
@@ -1070,6 +1102,7 @@ main(void)
 	strtab_small_ints();
 	list_memo_ids();
 	op_transactions();
+	txn_ops_limit();
 	list_reads_random();
 	list_len_limit();
 	return tap_done();
