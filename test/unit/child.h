@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,24 +22,51 @@ typedef enum ChildOutcome
 } ChildOutcome;
 
 /*
- * Run fn(arg) in a child whose stderr (an abort's expected message) is
- * kept off the TAP.  fn may _exit(non-zero) to say it found a wrong result.
+ * Run fn(arg) in a child whose stderr (an abort's message) is kept off the
+ * TAP and, when said is not NULL, returned there (at most size - 1 bytes,
+ * NUL-terminated), so that a test can check what a limit says.  fn may
+ * _exit(non-zero) to say it found a wrong result.
  */
 static ChildOutcome
-run_in_child(void (*fn) (void *arg), void *arg)
+run_in_child_said(void (*fn) (void *arg), void *arg, char *said, size_t size)
 {
 	pid_t		pid;
 	int			status = 0;
+	int			fd[2];
+	size_t		got = 0;
+	ssize_t		r;
 
 	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fd) != 0)
+		return CHILD_OTHER;
 	pid = fork();
 	if (pid == 0)
 	{
-		if (freopen("/dev/null", "w", stderr) == NULL)
+		close(fd[0]);
+		if (dup2(fd[1], STDERR_FILENO) < 0)
 			_exit(3);
+		close(fd[1]);
 		fn(arg);
 		_exit(0);
 	}
+	close(fd[1]);
+	/* read to the end before waiting: the child must never block on a full pipe */
+	for (;;)
+	{
+		char		sink[256];
+		char	   *to = (said != NULL && got + 1 < size) ? said + got : sink;
+		size_t		room = (said != NULL && got + 1 < size) ? size - 1 - got : sizeof(sink);
+
+		r = read(fd[0], to, room);
+		if (r <= 0)
+			break;
+		if (to != sink)
+			got += (size_t) r;
+	}
+	close(fd[0]);
+	if (said != NULL && size > 0)
+		said[got] = '\0';
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return CHILD_OTHER;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -46,6 +74,12 @@ run_in_child(void (*fn) (void *arg), void *arg)
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT)
 		return CHILD_ABORTED;
 	return CHILD_OTHER;
+}
+
+static ChildOutcome
+run_in_child(void (*fn) (void *arg), void *arg)
+{
+	return run_in_child_said(fn, arg, NULL, 0);
 }
 
 #endif							/* ISOGRAPH_TEST_CHILD_H */

@@ -413,6 +413,7 @@ static void hd_value_slots_6(IsoImageHeader *hd) { hd->value_slots = 6144; }
 static void hd_value_slots_full(IsoImageHeader *hd) { hd->n_values = hd->value_slots + 1; }
 static void hd_n_ops_max(IsoImageHeader *hd) { hd->n_ops = PG_UINT32_MAX; }
 static void hd_n_elems_big(IsoImageHeader *hd) { hd->n_elems = (uint64) PG_UINT32_MAX + 1; }
+static void hd_has_op_pos_2(IsoImageHeader *hd) { hd->has_op_pos = 2; }
 
 /* A change to a fresh read-back must make iso_image_validate say want. */
 typedef void (*HistoryBreak) (IsoHistory *h);
@@ -570,6 +571,8 @@ break_rules(void)
 	expect_prepare(&st, "prepare: n_ops = UINT32_MAX", hd_n_ops_max,
 				   "the image's counts are out of range");
 	expect_prepare(&st, "prepare: n_elems > UINT32_MAX", hd_n_elems_big,
+				   "the image's counts are out of range");
+	expect_prepare(&st, "prepare: has_op_pos neither 0 nor 1", hd_has_op_pos_2,
 				   "the image's counts are out of range");
 
 	/* iso_image_validate: boundaries that are fine */
@@ -1041,6 +1044,8 @@ static void
 list_len_limit(void)
 {
 	int32		len = ISO_OP_MAX_LIST_LEN;
+	char		said[256] = "";
+	ChildOutcome outcome;
 
 	ok(sizeof(IsoOp) == 12, "an op is 12 bytes (%zu)", sizeof(IsoOp));
 	ok(sizeof(IsoTxn) == 40, "a transaction is 40 bytes (%zu)", sizeof(IsoTxn));
@@ -1048,21 +1053,27 @@ list_len_limit(void)
 	ok(run_in_child(add_list_read_of_len, &len) == CHILD_RETURNED,
 	   "a list read of 2^29 - 1 elements keeps its length and kind");
 	len++;
-	ok(run_in_child(add_list_read_of_len, &len) == CHILD_ABORTED,
-	   "a list read of 2^29 elements stops the check");
+	outcome = run_in_child_said(add_list_read_of_len, &len, said, sizeof(said));
+	said[strcspn(said, "\n")] = '\0';
+	ok(outcome == CHILD_ABORTED && strstr(said, "a list read of more than 2^29 - 1 elements") != NULL,
+	   "a list read of 2^29 elements stops the check, saying so (%s)", said);
 }
 
 static void
 txn_ops_limit(void)
 {
 	uint32		n = ISO_TXN_MAX_OPS - 1;
+	char		said[256] = "";
+	ChildOutcome outcome;
 
 	/* n_ops shares a word with status and has_process: 2^28 - 1 fit, no more */
 	ok(run_in_child(add_op_to_txn_of, &n) == CHILD_RETURNED,
 	   "a transaction's 2^28 - 1st op is counted, its status and process flag kept");
 	n++;
-	ok(run_in_child(add_op_to_txn_of, &n) == CHILD_ABORTED,
-	   "a transaction's 2^28th op stops the check");
+	outcome = run_in_child_said(add_op_to_txn_of, &n, said, sizeof(said));
+	said[strcspn(said, "\n")] = '\0';
+	ok(outcome == CHILD_ABORTED && strstr(said, "a transaction of more than 2^28 - 1 micro-operations") != NULL,
+	   "a transaction's 2^28th op stops the check, saying so (%s)", said);
 }
 
 int
