@@ -1201,6 +1201,18 @@ iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph)
 		(void) sccs_get(&ctx, B_WW | B_WR | B_RW | B_SO | B_RT, false);
 }
 
+bool
+iso_scc_cache_acyclic(const IsoSccCache *cache, const IsoGraph *graph)
+{
+	int			i;
+
+	for (i = 0; i < cache->n; i++)
+		if (!cache->layered[i] &&
+			cache->mask[i] == (B_WW | B_WR | B_RW | B_SO | B_RT))
+			return cache->sccs[i].ncomp == graph->n_vertices;
+	return graph->n_vertices == 0;
+}
+
 IsoSccCache *
 iso_scc_cache_create(void)
 {
@@ -1239,6 +1251,9 @@ search_arrays_alloc(Ctx *ctx)
 
 	if (ctx->stamp != NULL)
 		return;
+	/* a search follows out-edges in order, and its witnesses with them */
+	if (ctx->g->unsorted)
+		iso_host_internal_error("cycle search on a graph whose edges are not sorted");
 	ctx->stamp = (uint32 *) iso_alloc0((Size) ctx->nstates * sizeof(uint32));
 	ctx->pedge = (uint64 *) iso_alloc((Size) ctx->nstates * sizeof(uint64));
 	ctx->pstate = (uint32 *) iso_alloc((Size) ctx->nstates * sizeof(uint32));

@@ -76,6 +76,12 @@ typedef struct IsoSccCache IsoSccCache;
 extern IsoSccCache *iso_scc_cache_create(void);
 extern void iso_scc_cache_free(IsoSccCache *cache);
 extern void iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph);
+/*
+ * After iso_scc_cache_prime: whether the graph over every edge type has
+ * only single-vertex components (then no level has a cycle to search for,
+ * and the graph may stay unsorted: graph.h).
+ */
+extern bool iso_scc_cache_acyclic(const IsoSccCache *cache, const IsoGraph *graph);
 extern bool iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level,
 								   uint32 max_per_kind, IsoCycleList *out,
 								   IsoSccCache *cache);

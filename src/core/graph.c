@@ -9,7 +9,8 @@
  * to_op) (an edge's key is its from op's, looked up in the history:
  * graph.h), keep the first edge of each (from, to, type) group, build
  * out_start and shrink the array to the edges kept.  No global O(E log E)
- * sort.  Peak memory: the buffer, plus about n / 256 edges of scratch
+ * sort.  iso_graph_finish_unsorted stops after the bucketing, and
+ * iso_graph_sort does the rest when something needs it.  Peak memory: the buffer, plus about n / 256 edges of scratch
  * (more only when one vertex range holds more), plus two (V + 1)-entry
  * arrays.
  */
@@ -199,9 +200,161 @@ iso_graph_free(IsoGraph *graph)
 	memset(graph, 0, sizeof(*graph));
 }
 
+/*
+ * Bucket the edges by `from` in place (start: where each vertex's go), in
+ * two levels.  (A scatter into a fresh array held the buffer and its sorted
+ * copy at once, the peak of a check; an in-place permutation straight into
+ * the vertices' buckets waits for a cache and TLB miss at each move: at 1M
+ * transactions it was 5 s slower.)
+ *
+ * a. In-place permutation (American flag sort) into coarse buckets,
+ *    ranges of consecutive vertices, few enough that their write
+ *    positions stay in cache.
+ * b. Inside each coarse bucket of more than one vertex: copy it out to a
+ *    scratch array of the largest such bucket's size, scatter back by
+ *    vertex.  The scatter's targets lie within the bucket.
+ */
+static void
+bucket_by_from(IsoEdge *edges, uint64 n, const uint64 *start, uint32 n_vertices)
+{
+	uint32		v;
+	uint64		i;
+	uint64		target = Max(n / COARSE_TARGET, 1);
+	uint16	   *vbucket;
+	uint64	   *bstart;		/* edge offset where coarse bucket b begins */
+	uint32	   *bfirst;		/* its first vertex */
+	uint64	   *head;
+	uint32		nb = 0;
+	uint32		b;
+	uint64		cur = 0;
+	uint64		scratch_n = 0;
+	uint64		moves = 0;
+	IsoEdge    *scratch;
+	uint64	   *next;
+
+	/*
+	 * Greedy ranges: two consecutive ones hold more than `target` edges
+	 * together, so there are at most 2 n / target + 1 <= 2 *
+	 * 2 * COARSE_TARGET + 1 of them.
+	 */
+	vbucket = (uint16 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint16));
+	bstart = (uint64 *) iso_alloc((4 * COARSE_TARGET + 2) * sizeof(uint64));
+	bfirst = (uint32 *) iso_alloc((4 * COARSE_TARGET + 2) * sizeof(uint32));
+	for (v = 0; v < n_vertices; v++)
+	{
+		uint64		cnt = start[v + 1] - start[v];
+
+		if (nb == 0 || (cur > 0 && cur + cnt > target))
+		{
+			if (nb >= 4 * COARSE_TARGET + 1)
+				iso_host_internal_error("too many coarse edge buckets");
+			bstart[nb] = start[v];
+			bfirst[nb] = v;
+			nb++;
+			cur = 0;
+		}
+		cur += cnt;
+		vbucket[v] = (uint16) (nb - 1);
+	}
+	bstart[nb] = n;
+	bfirst[nb] = n_vertices;
+
+	/* a. permute in place into the coarse buckets */
+	head = (uint64 *) iso_alloc(((Size) nb + 1) * sizeof(uint64));
+	memcpy(head, bstart, ((Size) nb + 1) * sizeof(uint64));
+	for (b = 0; b < nb; b++)
+	{
+		while (head[b] < bstart[b + 1])
+		{
+			IsoEdge		x = edges[head[b]];
+			uint32		t = vbucket[x.from];
+
+			while (t != b)
+			{
+				IsoEdge		y = edges[head[t]];
+
+				edges[head[t]++] = x;
+				/*
+				 * The next move into bucket t reads the edge now at
+				 * head[t] and looks its source's bucket up: fetch that
+				 * entry of vbucket now (the edge itself came with an
+				 * earlier prefetch), and the edge PREFETCH_AHEAD further
+				 * on.  Without them each move waited for a miss: the
+				 * permutation took about 40 ns an edge on random sources
+				 * instead of under 20.
+				 */
+				if (head[t] + PREFETCH_AHEAD < n)
+					PREFETCH_W(&edges[head[t] + PREFETCH_AHEAD]);
+				if (head[t] < bstart[t + 1])
+					PREFETCH_R(&vbucket[edges[head[t]].from]);
+				x = y;
+				t = vbucket[x.from];
+				if ((++moves & INTERRUPT_MASK) == 0)
+					ISO_CHECK_INTERRUPTS();
+			}
+			edges[head[b]++] = x;
+			if ((++moves & INTERRUPT_MASK) == 0)
+				ISO_CHECK_INTERRUPTS();
+		}
+	}
+	iso_free(head);
+	iso_free(vbucket);
+
+	/* b. inside each coarse bucket of several vertices, by vertex */
+	for (b = 0; b < nb; b++)
+		if (bfirst[b + 1] - bfirst[b] > 1 &&
+			bstart[b + 1] - bstart[b] > scratch_n)
+			scratch_n = bstart[b + 1] - bstart[b];
+	if (scratch_n > 0)
+	{
+		scratch = (IsoEdge *) iso_alloc(edge_bytes(scratch_n));
+		next = (uint64 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint64));
+		memcpy(next, start, ((Size) n_vertices + 1) * sizeof(uint64));
+		for (b = 0; b < nb; b++)
+		{
+			uint64		bs = bstart[b];
+			uint64		bn = bstart[b + 1] - bs;
+
+			if (bfirst[b + 1] - bfirst[b] <= 1 || bn == 0)
+				continue;
+			memcpy(scratch, edges + bs, (Size) bn * sizeof(IsoEdge));
+			for (i = 0; i < bn; i++)
+				edges[next[scratch[i].from]++] = scratch[i];
+			ISO_CHECK_INTERRUPTS();
+		}
+		iso_free(next);
+		iso_free(scratch);
+	}
+	iso_free(bfirst);
+	iso_free(bstart);
+}
+
+/*
+ * Hand an edge array over to a graph, shrunk to n edges (one edge for an
+ * empty graph, so that edges is never NULL).
+ */
+static void
+graph_take(IsoGraph *graph, uint32 n_vertices, IsoEdge *edges, uint64 n,
+		   uint64 *start, IsoEdgeBuf *buf)
+{
+	if (edges == NULL)
+		edges = (IsoEdge *) iso_alloc(sizeof(IsoEdge));
+	else if (n > 0)
+		edges = (IsoEdge *) iso_realloc(edges, edge_bytes(n));
+
+	graph->n_vertices = n_vertices;
+	graph->n_edges = n;
+	graph->edges = edges;
+	graph->out_start = start;
+
+	buf->edges = NULL;
+	buf->n = 0;
+	buf->cap = 0;
+}
+
 void
-iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
-				 const IsoHistory *h)
+iso_graph_finish_unsorted(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
+						  const IsoHistory *h)
 {
 	IsoEdge    *edges = buf->edges;
 	uint64		n = (edges != NULL) ? buf->n : 0;
@@ -237,135 +390,26 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 	for (v = 0; v < n_vertices; v++)
 		start[v + 1] += start[v];
 
-	/*
-	 * Bucket the edges by `from` in place, in two levels.  (A scatter into a
-	 * fresh array held the buffer and its sorted copy at once, the peak of a
-	 * check; an in-place permutation straight into the vertices' buckets
-	 * waits for a cache and TLB miss at each move: at 1M transactions it was
-	 * 5 s slower.)
-	 *
-	 * a. In-place permutation (American flag sort) into coarse buckets,
-	 *    ranges of consecutive vertices, few enough that their write
-	 *    positions stay in cache.
-	 * b. Inside each coarse bucket of more than one vertex: copy it out to a
-	 *    scratch array of the largest such bucket's size, scatter back by
-	 *    vertex.  The scatter's targets lie within the bucket.
-	 */
 	if (n > 0)
-	{
-		uint64		target = Max(n / COARSE_TARGET, 1);
-		uint16	   *vbucket;
-		uint64	   *bstart;		/* edge offset where coarse bucket b begins */
-		uint32	   *bfirst;		/* its first vertex */
-		uint64	   *head;
-		uint32		nb = 0;
-		uint32		b;
-		uint64		cur = 0;
-		uint64		scratch_n = 0;
-		uint64		moves = 0;
-		IsoEdge    *scratch;
-		uint64	   *next;
+		bucket_by_from(edges, n, start, n_vertices);
 
-		/*
-		 * Greedy ranges: two consecutive ones hold more than `target` edges
-		 * together, so there are at most 2 n / target + 1 <= 2 *
-		 * 2 * COARSE_TARGET + 1 of them.
-		 */
-		vbucket = (uint16 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint16));
-		bstart = (uint64 *) iso_alloc((4 * COARSE_TARGET + 2) * sizeof(uint64));
-		bfirst = (uint32 *) iso_alloc((4 * COARSE_TARGET + 2) * sizeof(uint32));
-		for (v = 0; v < n_vertices; v++)
-		{
-			uint64		cnt = start[v + 1] - start[v];
+	graph_take(graph, n_vertices, edges, n, start, buf);
+	graph->unsorted = true;
+}
 
-			if (nb == 0 || (cur > 0 && cur + cnt > target))
-			{
-				if (nb >= 4 * COARSE_TARGET + 1)
-					iso_host_internal_error("too many coarse edge buckets");
-				bstart[nb] = start[v];
-				bfirst[nb] = v;
-				nb++;
-				cur = 0;
-			}
-			cur += cnt;
-			vbucket[v] = (uint16) (nb - 1);
-		}
-		bstart[nb] = n;
-		bfirst[nb] = n_vertices;
+void
+iso_graph_sort(IsoGraph *graph, const IsoHistory *h)
+{
+	IsoEdge    *edges = graph->edges;
+	uint64	   *start = graph->out_start;
+	uint64		w = 0;
+	uint32		v;
 
-		/* a. permute in place into the coarse buckets */
-		head = (uint64 *) iso_alloc(((Size) nb + 1) * sizeof(uint64));
-		memcpy(head, bstart, ((Size) nb + 1) * sizeof(uint64));
-		for (b = 0; b < nb; b++)
-		{
-			while (head[b] < bstart[b + 1])
-			{
-				IsoEdge		x = edges[head[b]];
-				uint32		t = vbucket[x.from];
-
-				while (t != b)
-				{
-					IsoEdge		y = edges[head[t]];
-
-					edges[head[t]++] = x;
-					/*
-					 * The next move into bucket t reads the edge now at
-					 * head[t] and looks its source's bucket up: fetch that
-					 * entry of vbucket now (the edge itself came with an
-					 * earlier prefetch), and the edge PREFETCH_AHEAD further
-					 * on.  Without them each move waited for a miss: the
-					 * permutation took about 40 ns an edge on random sources
-					 * instead of under 20.
-					 */
-					if (head[t] + PREFETCH_AHEAD < n)
-						PREFETCH_W(&edges[head[t] + PREFETCH_AHEAD]);
-					if (head[t] < bstart[t + 1])
-						PREFETCH_R(&vbucket[edges[head[t]].from]);
-					x = y;
-					t = vbucket[x.from];
-					if ((++moves & INTERRUPT_MASK) == 0)
-						ISO_CHECK_INTERRUPTS();
-				}
-				edges[head[b]++] = x;
-				if ((++moves & INTERRUPT_MASK) == 0)
-					ISO_CHECK_INTERRUPTS();
-			}
-		}
-		iso_free(head);
-		iso_free(vbucket);
-
-		/* b. inside each coarse bucket of several vertices, by vertex */
-		for (b = 0; b < nb; b++)
-			if (bfirst[b + 1] - bfirst[b] > 1 &&
-				bstart[b + 1] - bstart[b] > scratch_n)
-				scratch_n = bstart[b + 1] - bstart[b];
-		if (scratch_n > 0)
-		{
-			scratch = (IsoEdge *) iso_alloc(edge_bytes(scratch_n));
-			next = (uint64 *) iso_alloc(((Size) n_vertices + 1) * sizeof(uint64));
-			memcpy(next, start, ((Size) n_vertices + 1) * sizeof(uint64));
-			for (b = 0; b < nb; b++)
-			{
-				uint64		bs = bstart[b];
-				uint64		bn = bstart[b + 1] - bs;
-
-				if (bfirst[b + 1] - bfirst[b] <= 1 || bn == 0)
-					continue;
-				memcpy(scratch, edges + bs, (Size) bn * sizeof(IsoEdge));
-				for (i = 0; i < bn; i++)
-					edges[next[scratch[i].from]++] = scratch[i];
-				ISO_CHECK_INTERRUPTS();
-			}
-			iso_free(next);
-			iso_free(scratch);
-		}
-		iso_free(bfirst);
-		iso_free(bstart);
-	}
+	if (!graph->unsorted)
+		return;
 
 	/* 3. sort each bucket, keep the first of each (to, type) group */
-	w = 0;
-	for (v = 0; v < n_vertices; v++)
+	for (v = 0; v < graph->n_vertices; v++)
 	{
 		uint64		b = start[v];
 		uint64		e = start[v + 1];
@@ -385,22 +429,21 @@ iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 		if ((v & INTERRUPT_MASK) == 0)
 			ISO_CHECK_INTERRUPTS();
 	}
-	start[n_vertices] = w;
+	start[graph->n_vertices] = w;
 
-	/* 4. hand the array over, shrunk to size */
-	if (edges == NULL)
-		edges = (IsoEdge *) iso_alloc(sizeof(IsoEdge));
-	else if (w > 0)
-		edges = (IsoEdge *) iso_realloc(edges, edge_bytes(w));
-
-	graph->n_vertices = n_vertices;
+	/* 4. shrunk to the edges kept */
+	if (w > 0 && w < graph->n_edges)
+		graph->edges = (IsoEdge *) iso_realloc(edges, edge_bytes(w));
 	graph->n_edges = w;
-	graph->edges = edges;
-	graph->out_start = start;
+	graph->unsorted = false;
+}
 
-	buf->edges = NULL;
-	buf->n = 0;
-	buf->cap = 0;
+void
+iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
+				 const IsoHistory *h)
+{
+	iso_graph_finish_unsorted(graph, n_vertices, buf, h);
+	iso_graph_sort(graph, h);
 }
 
 void
@@ -409,6 +452,8 @@ iso_graph_count(const IsoGraph *graph, uint64 counts[ISO_EDGE_NTYPES])
 	uint64		i;
 	int			t;
 
+	if (graph->unsorted)
+		iso_host_internal_error("edges counted before their repeats are dropped");
 	for (t = 0; t < ISO_EDGE_NTYPES; t++)
 		counts[t] = 0;
 	for (i = 0; i < graph->n_edges; i++)

@@ -137,6 +137,13 @@ typedef struct IsoGraph
 	uint64		n_edges;
 	IsoEdge    *edges;			/* sorted by (from, to, type), unique */
 	uint64	   *out_start;		/* n_vertices + 1 offsets into edges */
+	/*
+	 * True after iso_graph_finish_unsorted: each vertex's out-edges are in
+	 * place but in no order, and repeats of (from, to, type) are kept.
+	 * Enough for the strongly connected components; everything that walks
+	 * edges in order or counts them needs iso_graph_sort first.
+	 */
+	bool		unsorted;
 } IsoGraph;
 
 /* A growable edge array; edges are appended, then finished into a graph. */
@@ -164,6 +171,16 @@ extern void iso_edge_sort(const IsoHistory *h, IsoEdge *edges, uint64 n);
  */
 extern void iso_graph_finish(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 							 const IsoHistory *h);
+/*
+ * The first half of iso_graph_finish: self-edges dropped, out-edges bucketed
+ * by `from` (the CSR), no order inside a vertex's edges, repeats kept
+ * (graph->unsorted).  A history without cycles needs no more: the sort is
+ * an eighth of a check that finds none (1M list-append transactions).
+ */
+extern void iso_graph_finish_unsorted(IsoGraph *graph, uint32 n_vertices,
+									  IsoEdgeBuf *buf, const IsoHistory *h);
+/* The second half: sort and drop repeats, as iso_graph_finish (no-op if sorted). */
+extern void iso_graph_sort(IsoGraph *graph, const IsoHistory *h);
 /* Frees a finished graph's arrays and zeroes it (a zeroed graph is fine). */
 extern void iso_graph_free(IsoGraph *graph);
 

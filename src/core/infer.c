@@ -742,6 +742,11 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	iso_infer_realtime_edges(&b);
 	iso_host_return_free_memory();
 
-	iso_graph_finish(&out->graph, out->n_vertices + out->realtime.n_points, &b.edges, h);
+	if (options && options->unsorted_graph)
+		iso_graph_finish_unsorted(&out->graph, out->n_vertices + out->realtime.n_points,
+								  &b.edges, h);
+	else
+		iso_graph_finish(&out->graph, out->n_vertices + out->realtime.n_points,
+						 &b.edges, h);
 	return true;
 }

@@ -54,6 +54,7 @@ typedef struct IsoInferOptions
 {
 	bool		sequential_keys;	/* session order orders register writes */
 	bool		linearizable_keys;	/* real-time order orders register writes */
+	bool		unsorted_graph; /* leave out.graph unsorted (graph.h) */
 } IsoInferOptions;
 
 /*

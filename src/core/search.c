@@ -2393,6 +2393,9 @@ iso_search_level(const IsoHistory *h, const IsoInference *inf, IsoLevel level,
 
 	memset(out, 0, sizeof(*out));
 	memset(&S, 0, sizeof(S));
+	/* the search merges its edges into the graph's by their order */
+	if (inf->graph.unsorted)
+		iso_host_internal_error("version-order search on a graph whose edges are not sorted");
 	S.h = h;
 	S.inf = inf;
 	S.level = level;

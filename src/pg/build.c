@@ -28,9 +28,13 @@ build_begin(IsoBuild *build)
 	iso_memory_limit_context(build->cxt);
 }
 
-/* Infer the graph of build->history (and log). */
+/*
+ * Infer the graph of build->history (and log).  sorted: as iso_graph_finish
+ * leaves it; else unsorted (graph.h), for a caller that sorts it only if
+ * it must (put_level_rows).
+ */
 static void
-build_infer(IsoBuild *build)
+build_infer(IsoBuild *build, bool sorted)
 {
 	IsoInferOptions options;
 	IsoParseError err;
@@ -40,6 +44,7 @@ build_infer(IsoBuild *build)
 	iso_check_memory(build->cxt);
 	options.sequential_keys = iso_assume_sequential_keys;
 	options.linearizable_keys = iso_assume_linearizable_keys;
+	options.unsorted_graph = !sorted;
 	old = MemoryContextSwitchTo(build->cxt);
 	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
 				   &options, &build->inf, &err);
@@ -63,8 +68,8 @@ build_infer(IsoBuild *build)
  * when the caller cannot see the history.  Every read runs under one
  * snapshot that sees this transaction's earlier writes (snapshot.c).
  */
-bool
-iso_build_try_open(IsoBuild *build, int64 history_id)
+static bool
+build_open(IsoBuild *build, int64 history_id, bool sorted)
 {
 	iso_history_id_check(history_id);
 	memset(build, 0, sizeof(*build));
@@ -99,23 +104,51 @@ iso_build_try_open(IsoBuild *build, int64 history_id)
 											  &build->log, build->cxt);
 	build->time_source = iso_history_time_source(history_id);
 	iso_snapshot_pop();
-	build_infer(build);
+	build_infer(build, sorted);
 	return true;
 }
 
-void
-iso_build_open(IsoBuild *build, int64 history_id)
+bool
+iso_build_try_open(IsoBuild *build, int64 history_id)
 {
-	if (!iso_build_try_open(build, history_id))
+	return build_open(build, history_id, true);
+}
+
+static void
+build_open_or_error(IsoBuild *build, int64 history_id, bool sorted)
+{
+	if (!build_open(build, history_id, sorted))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("history %lld does not exist", (long long) history_id),
 				 errhint("See SELECT history_id, name FROM iso_history.")));
 }
 
+void
+iso_build_open(IsoBuild *build, int64 history_id)
+{
+	build_open_or_error(build, history_id, true);
+}
+
+void
+iso_build_open_unsorted(IsoBuild *build, int64 history_id)
+{
+	build_open_or_error(build, history_id, false);
+}
+
+void
+iso_build_sort(IsoBuild *build)
+{
+	MemoryContext old = MemoryContextSwitchTo(build->cxt);
+
+	iso_graph_sort(&build->inf.graph, &build->history);
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * Build the graph of an EDN history that is not stored (history_id 0): the
- * same history and graph as loading it and building from its rows.
+ * same history and graph as loading it and building from its rows, left
+ * unsorted as by iso_build_open_unsorted (its one caller checks levels).
  * free_text: edn is the caller's own copy (a value detoasted for this
  * call), freed once parsed: the history holds copies of its texts, and the
  * graph built next is, with the history, the peak of the call.
@@ -130,7 +163,7 @@ iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_t
 	if (free_text)
 		pfree(edn);
 	build->workload = build->history.workload;
-	build_infer(build);
+	build_infer(build, false);
 }
 
 void

@@ -49,6 +49,13 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 /* build.c */
 extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open(IsoBuild *build, int64 history_id);
+/*
+ * The same with the graph unsorted (graph.h: IsoGraph.unsorted), for a
+ * caller that needs only its components unless they hold a cycle; then
+ * iso_build_sort.
+ */
+extern void iso_build_open_unsorted(IsoBuild *build, int64 history_id);
+extern void iso_build_sort(IsoBuild *build);
 extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected,
 							   bool free_text);
 extern void iso_build_close(IsoBuild *build);

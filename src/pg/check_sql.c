@@ -765,6 +765,22 @@ put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 	old = MemoryContextSwitchTo(build->cxt);
 	scc_cache = iso_scc_cache_create();
 	iso_scc_cache_prime(scc_cache, &build->inf.graph);
+
+	/*
+	 * A graph built unsorted serves as it is when its components are all
+	 * single vertices and no version-order search runs: nothing then reads
+	 * its edges again.  Else sort it, and find the components again on the
+	 * sorted graph, whose order the witnesses follow.
+	 */
+	if (build->inf.graph.unsorted &&
+		(build->inf.unknown.n_keys > 0 ||
+		 !iso_scc_cache_acyclic(scc_cache, &build->inf.graph)))
+	{
+		iso_scc_cache_free(scc_cache);
+		iso_build_sort(build);
+		scc_cache = iso_scc_cache_create();
+		iso_scc_cache_prime(scc_cache, &build->inf.graph);
+	}
 	MemoryContextSwitchTo(old);
 	decide_levels(build, (1u << ISO_LEVEL_COUNT) - 1, d, scc_cache);
 	memset(counted, 0, sizeof(counted));
@@ -848,7 +864,7 @@ iso_levels(PG_FUNCTION_ARGS)
 	IsoBuild	build;
 
 	InitMaterializedSRF(fcinfo, 0);
-	iso_build_open(&build, history_id);
+	iso_build_open_unsorted(&build, history_id);
 	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
 	iso_build_close(&build);
 	return (Datum) 0;

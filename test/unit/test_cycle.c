@@ -825,11 +825,15 @@ test_graph_build_reference(void)
 		uint32		nref = 0,
 					i,
 					v;
-		IsoEdgeBuf	buf;
-		IsoGraph	g;
+		IsoEdgeBuf	buf,
+					ubuf;
+		IsoGraph	g,
+					ug;
 		bool		good = true;
+		uint32		nall;
 
 		iso_edgebuf_init(&buf, 0);
+		iso_edgebuf_init(&ubuf, 0);
 		for (i = 0; i < ne; i++)
 		{
 			RefEdge		e;
@@ -862,10 +866,39 @@ test_graph_build_reference(void)
 				e.key = ISO_NO_KEY;
 			iso_edgebuf_add(&buf, e.from, e.to, (IsoEdgeType) e.type, e.key,
 							e.from_op, e.to_op);
+			iso_edgebuf_add(&ubuf, e.from, e.to, (IsoEdgeType) e.type, e.key,
+							e.from_op, e.to_op);
 			if (e.from != e.to)
 				ref[nref++] = e;
 		}
 		qsort(ref, nref, sizeof(RefEdge), ref_edge_cmp);
+		nall = nref;
+
+		/*
+		 * Unsorted: every edge but the self-edges, repeats too, each in its
+		 * from's range; the ranges' contents sorted are the reference
+		 * before its repeats go.
+		 */
+		iso_graph_finish_unsorted(&ug, nv, &ubuf, &kh);
+		if (!ug.unsorted || ug.n_edges != nall || ug.out_start[nv] != nall)
+			good = false;
+		for (v = 0; good && v < nv; v++)
+		{
+			uint64		b = ug.out_start[v],
+						e = ug.out_start[v + 1];
+			RefEdge    *got = (RefEdge *) iso_alloc(sizeof(RefEdge) * (e - b + 1));
+			uint64		j;
+
+			for (j = b; j < e; j++)
+				got[j - b] = ref_of(&kh, &ug.edges[j]);
+			qsort(got, e - b, sizeof(RefEdge), ref_edge_cmp);
+			for (j = b; j < e && good; j++)
+				if (ref_edge_cmp(&got[j - b], &ref[j]) != 0)
+					good = false;
+			iso_free(got);
+		}
+		ok(good, "iso_graph_finish_unsorted: each vertex's edges, repeats kept: %s",
+		   cases[c].name);
 		{
 			uint32		w = 0;
 
@@ -898,11 +931,133 @@ test_graph_build_reference(void)
 		}
 		ok(good, "iso_graph_finish = sort + dedupe reference: %s (%u vertices, %u edges)",
 		   cases[c].name, nv, ne);
+
+		/* then sorted: the same graph as iso_graph_finish, twice */
+		for (i = 0; i < 2; i++)
+		{
+			uint64		j;
+
+			iso_graph_sort(&ug, &kh);
+			good = !ug.unsorted && ug.n_edges == g.n_edges;
+			for (v = 0; good && v <= nv; v++)
+				good = ug.out_start[v] == g.out_start[v];
+			for (j = 0; good && j < g.n_edges; j++)
+				good = memcmp(&ug.edges[j], &g.edges[j], sizeof(IsoEdge)) == 0;
+			ok(good, "iso_graph_sort of the unsorted graph = iso_graph_finish (%s call): %s",
+			   i == 0 ? "first" : "second", cases[c].name);
+		}
+		graph_free(&ug);
 		graph_free(&g);
 		iso_free(ref);
 		iso_free(ref_start);
 	}
 	iso_free(kh.ops);
+}
+
+/*
+ * An unsorted graph (graph.h): the components are found on it, and a
+ * search or an edge count stops the check instead of reading edges out of
+ * order.
+ */
+static void
+count_unsorted(void *arg)
+{
+	uint64		counts[ISO_EDGE_NTYPES];
+
+	iso_graph_count((const IsoGraph *) arg, counts);
+}
+
+static void
+search_unsorted(void *arg)
+{
+	IsoCycleList cl;
+
+	memset(&cl, 0, sizeof(cl));
+	(void) iso_find_cycles((const IsoGraph *) arg, ISO_LEVEL_SER, 1, &cl);
+}
+
+/* the first line of what a child said, for a test's name */
+static const char *
+first_line(char *said)
+{
+	said[strcspn(said, "\n")] = '\0';
+	return said;
+}
+
+static void
+unsorted_graph(IsoGraph *g, uint32 nv, const E *es, int ne)
+{
+	IsoEdgeBuf	buf;
+	int			i;
+
+	iso_edgebuf_init(&buf, 0);
+	for (i = 0; i < ne; i++)
+		iso_edgebuf_add(&buf, es[i].from, es[i].to, es[i].type, ISO_NO_KEY,
+						ISO_NO_OP, i + 100);
+	iso_graph_finish_unsorted(g, nv, &buf, NULL);
+}
+
+static void
+test_unsorted_graph(void)
+{
+	/* a chain with a repeated edge, then the same with a back edge */
+	static const E chain[] = {{0, 1, ISO_EDGE_WW, 0}, {1, 2, ISO_EDGE_WR, 0},
+	{0, 1, ISO_EDGE_WW, 0}, {2, 3, ISO_EDGE_RW, 0}};
+	static const E cyc[] = {{0, 1, ISO_EDGE_WW, 0}, {1, 2, ISO_EDGE_WR, 0},
+	{0, 1, ISO_EDGE_WW, 0}, {2, 0, ISO_EDGE_RW, 0}};
+	IsoGraph	g;
+	IsoSccCache *cache;
+	IsoCycleList cl;
+	char		said[256];
+	int			l;
+	bool		holds = true;
+	bool		stopped;
+
+	unsorted_graph(&g, 4, chain, 4);
+	cache = iso_scc_cache_create();
+	iso_scc_cache_prime(cache, &g);
+	ok(iso_scc_cache_acyclic(cache, &g), "unsorted chain: every component a single vertex");
+	for (l = 0; l < NL; l++)
+	{
+		memset(&cl, 0, sizeof(cl));
+		if (iso_find_cycles_cached(&g, (IsoLevel) l, 1, &cl, cache) || cl.n != 0)
+			holds = false;
+		iso_cycle_list_free(&cl);
+	}
+	ok(holds, "unsorted chain: every level holds, from the components alone");
+	ok(g.unsorted && g.n_edges == 4, "unsorted chain: its repeated edge kept until sorted");
+	said[0] = '\0';
+	stopped = run_in_child_said(count_unsorted, &g, said, sizeof(said)) == CHILD_ABORTED;
+	ok(stopped && strcmp(first_line(said),
+						 "isograph: edges counted before their repeats are dropped") == 0,
+	   "unsorted chain: counting its edges stops the check (%s)", said);
+	iso_scc_cache_free(cache);
+	iso_graph_sort(&g, NULL);
+	{
+		uint64		counts[ISO_EDGE_NTYPES];
+
+		iso_graph_count(&g, counts);
+		ok(!g.unsorted && g.n_edges == 3 && counts[ISO_EDGE_WW] == 1,
+		   "sorted chain: the repeat dropped, counted once");
+	}
+	graph_free(&g);
+
+	unsorted_graph(&g, 3, cyc, 4);
+	cache = iso_scc_cache_create();
+	iso_scc_cache_prime(cache, &g);
+	ok(!iso_scc_cache_acyclic(cache, &g), "unsorted cycle: a component of three vertices");
+	said[0] = '\0';
+	stopped = run_in_child_said(search_unsorted, &g, said, sizeof(said)) == CHILD_ABORTED;
+	ok(stopped && strcmp(first_line(said),
+						 "isograph: cycle search on a graph whose edges are not sorted") == 0,
+	   "unsorted cycle: a witness search stops the check (%s)", said);
+	iso_scc_cache_free(cache);
+	iso_graph_sort(&g, NULL);
+	memset(&cl, 0, sizeof(cl));
+	ok(iso_find_cycles(&g, ISO_LEVEL_SER, 1, &cl) && cl.n == 1 && cl.cycles[0].length == 3,
+	   "sorted cycle: serializability violated, one witness of three edges");
+	iso_cycle_list_free(&cl);
+	graph_free(&g);
 }
 
 #define MAXV 7
@@ -1540,6 +1695,7 @@ main(int argc, char **argv)
 	test_names();
 	test_graph_build();
 	test_graph_build_reference();
+	test_unsorted_graph();
 	test_hand_cases();
 	test_brute_force(n_graphs);
 	if (scale)
