@@ -363,7 +363,11 @@ iso_graph_finish_unsorted(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 	uint64	   *start;
 	uint32		v;
 
-	/* 1. validate, drop self-edges (compaction keeps the relative order) */
+	/*
+	 * 1. validate, drop self-edges (compaction keeps the relative order),
+	 * count each vertex's out-edges (one pass over the buffer for the three)
+	 */
+	start = (uint64 *) iso_alloc0(((Size) n_vertices + 1) * sizeof(uint64));
 	w = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -375,6 +379,7 @@ iso_graph_finish_unsorted(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 			iso_host_internal_error("edge op out of range");
 		if (edges[i].from == edges[i].to)
 			continue;
+		start[edges[i].from + 1]++;
 		if (w != i)
 			edges[w] = edges[i];
 		w++;
@@ -383,10 +388,7 @@ iso_graph_finish_unsorted(IsoGraph *graph, uint32 n_vertices, IsoEdgeBuf *buf,
 	}
 	n = w;
 
-	/* 2. where each vertex's out-edges go: counts, then prefix sums */
-	start = (uint64 *) iso_alloc0(((Size) n_vertices + 1) * sizeof(uint64));
-	for (i = 0; i < n; i++)
-		start[edges[i].from + 1]++;
+	/* 2. where each vertex's out-edges go: prefix sums of the counts */
 	for (v = 0; v < n_vertices; v++)
 		start[v + 1] += start[v];
 

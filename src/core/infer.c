@@ -640,7 +640,7 @@ check_internal(Builder *b)
 				j++;
 			}
 			/* info txns' reads are mostly unknown: check committed ones only */
-			if (b->h->txns[t].status == ISO_STATUS_OK && j - i > 1)
+			if (txn_status(b, t) == ISO_STATUS_OK && j - i > 1)
 			{
 				check_internal_group(b, b->key_ops + i, j - i, app_buf);
 				check_future_reads(b, b->key_ops + i, j - i);
@@ -670,6 +670,13 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	b.h = h;
 	b.out = out;
 	b.op_txn = iso_history_op_txns(h);
+	b.txn_status = iso_alloc(Max(h->n_txns, 1));
+	{
+		uint32		t;
+
+		for (t = 0; t < h->n_txns; t++)
+			b.txn_status[t] = (uint8) h->txns[t].status;
+	}
 
 	/*
 	 * Unique writes (step 0).  A list-append history looks its writers up
@@ -682,6 +689,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		!iso_infer_build_write_map(&b, err))
 	{
 		iso_free(b.op_txn);
+		iso_free(b.txn_status);
 		return false;
 	}
 	mark_op_flags(&b);
@@ -693,6 +701,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		iso_free(b.key_start);
 		iso_free(b.key_ops);
 		iso_free(b.op_txn);
+		iso_free(b.txn_status);
 		return false;
 	}
 	find_vertices(&b);
@@ -724,6 +733,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	}
 	iso_free(b.op_flags);
 	iso_free(b.op_txn);
+	iso_free(b.txn_status);
 	iso_free(b.key_start);
 	iso_free(b.key_ops);
 	iso_free(b.value_stamp);
@@ -732,6 +742,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	memset(&b.writes, 0, sizeof(b.writes));
 	b.op_flags = NULL;
 	b.op_txn = NULL;
+	b.txn_status = NULL;
 	b.key_start = NULL;
 	b.key_ops = NULL;
 	b.value_stamp = NULL;

@@ -241,7 +241,7 @@ known_order_writers(Builder *b, uint32 key, uint32 n, uint32 longest,
 		s->txn_stamp[t] = key + 1;
 		s->txn_last_op[t] = w;
 
-		if (h->txns[t].status == ISO_STATUS_FAIL)
+		if (txn_status(b, t) == ISO_STATUS_FAIL)
 		{
 			if (first_fail == ISO_NONE)
 				first_fail = i;
@@ -301,7 +301,7 @@ check_foreign_elements(Builder *b, uint32 key, uint32 ro, uint32 stamp,
 		w = key_writer_of(s, e);
 		if (w == ISO_NONE)
 			iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, e, ro, ISO_NONE);
-		else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+		else if (txn_status(b, op_txn(b, w)) == ISO_STATUS_FAIL)
 			iso_infer_add_anomaly(b, ISO_ANOM_G1A, key, e, ro, w);
 		else
 			continue;
@@ -348,7 +348,7 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 	if (w != ISO_NONE)
 	{
 		if (!(b->op_flags[w] & OP_FINAL_WRITE) && op_txn(b, w) != op_txn(b, ro) &&
-			h->txns[op_txn(b, w)].status != ISO_STATUS_FAIL)
+			txn_status(b, op_txn(b, w)) != ISO_STATUS_FAIL)
 			iso_infer_add_anomaly(b, ISO_ANOM_G1B, key, last, ro, w);
 		iso_infer_add_edge(b, op_vertex(b, w), rv, ISO_EDGE_WR, key, w, ro);
 	}

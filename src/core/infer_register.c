@@ -338,7 +338,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 			/* a logged write of an unproven info txn may be a real version */
 			uint32		w = iso_infer_writer_of(b, key, log->values[i]);
 
-			if (w != ISO_NONE && h->txns[op_txn(b, w)].status == ISO_STATUS_INFO &&
+			if (w != ISO_NONE && txn_status(b, op_txn(b, w)) == ISO_STATUS_INFO &&
 				op_vertex(b, w) == ISO_NONE && (b->op_flags[w] & OP_FINAL_WRITE))
 				log_has_gap = true;
 			continue;
@@ -360,7 +360,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 			rv == ISO_NONE || op->list_len >= 0)
 			continue;
 		/* an info txn's nil read means "unknown" (Jepsen), not the initial state */
-		if (op->value == ISO_NONE && h->txns[op_txn(b, o)].status != ISO_STATUS_OK)
+		if (op->value == ISO_NONE && txn_status(b, op_txn(b, o)) != ISO_STATUS_OK)
 			continue;
 		if (op->value != ISO_NONE)
 		{
@@ -370,7 +370,7 @@ infer_register_key(Builder *b, uint32 key, const IsoVersionLog *log,
 				iso_infer_add_anomaly(b, ISO_ANOM_GARBAGE_READ, key, op->value, o, ISO_NONE);
 			else if (op_txn(b, w) == op_txn(b, o))
 				iso_infer_add_anomaly(b, ISO_ANOM_INTERNAL, key, op->value, o, w);
-			else if (h->txns[op_txn(b, w)].status == ISO_STATUS_FAIL)
+			else if (txn_status(b, op_txn(b, w)) == ISO_STATUS_FAIL)
 				iso_infer_add_anomaly(b, ISO_ANOM_G1A, key, op->value, o, w);
 			else if (!(b->op_flags[w] & OP_FINAL_WRITE))
 			{
