@@ -2116,6 +2116,10 @@ parse_record(Parser *P, const Tok *open)
 static inline const char *
 fr_blank(const char *p, const char *end, int64 *line)
 {
+	/* most blanks are one space before a token: no loop for them */
+	if (p + 1 < end && p[0] == ' ' && !(edn_cls[(unsigned char) p[1]] & C_WS) &&
+		p[1] != '\n')
+		return p + 1;
 	while (p < end)
 	{
 		unsigned char c = (unsigned char) *p;
@@ -2176,6 +2180,21 @@ fr_keyword(const char *p, const char *end)
 	return s;
 }
 
+/*
+ * The keyword `word` (wlen bytes, its colon included) at p, followed by a
+ * delimiter: its end; NULL if not (also at the end of the text, which
+ * fr_keyword handles).  The names every record repeats are tried this way
+ * before fr_keyword scans for a keyword's end.
+ */
+static inline const char *
+fr_word(const char *p, const char *end, const char *word, size_t wlen)
+{
+	if (end - p > (ptrdiff_t) wlen && memcmp(p, word, wlen) == 0 &&
+		(edn_cls[(unsigned char) p[wlen]] & C_DELIM))
+		return p + wlen;
+	return NULL;
+}
+
 /* nil followed by a delimiter at p: its end; NULL if not. */
 static inline const char *
 fr_nil(const char *p, const char *end)
@@ -2234,17 +2253,26 @@ fr_ops(Parser *P, const char *p, const char *end, int64 *line)
 
 		/* f */
 		p = fr_blank(p + 1, end, line);
-		if (p >= end || *p != ':' || (s = fr_keyword(p, end)) == NULL)
+		if (p >= end || *p != ':')
 			return NULL;
-		n = (size_t) (s - p);
-		if (n == 2 && p[1] == 'r')
+		if ((s = fr_word(p, end, ":r", 2)) != NULL)
 			op->op = ISO_OP_READ;
-		else if (n == 2 && p[1] == 'w')
-			op->op = ISO_OP_WRITE;
-		else if (n == 7 && memcmp(p, ":append", 7) == 0)
+		else if ((s = fr_word(p, end, ":append", 7)) != NULL)
 			op->op = ISO_OP_APPEND;
 		else
-			return NULL;
+		{
+			if ((s = fr_keyword(p, end)) == NULL)
+				return NULL;
+			n = (size_t) (s - p);
+			if (n == 2 && p[1] == 'r')
+				op->op = ISO_OP_READ;
+			else if (n == 2 && p[1] == 'w')
+				op->op = ISO_OP_WRITE;
+			else if (n == 7 && memcmp(p, ":append", 7) == 0)
+				op->op = ISO_OP_APPEND;
+			else
+				return NULL;
+		}
 
 		/* key */
 		p = fr_blank(s, end, line);
@@ -2346,11 +2374,25 @@ fast_record(Parser *P, const Tok *open)
 			p++;
 			break;
 		}
-		if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+		if (*p != ':')
+			goto give_up;
+		if ((s = fr_word(p, end, ":type", 5)) != NULL)
+			field = F_TYPE;
+		else if ((s = fr_word(p, end, ":f", 2)) != NULL)
+			field = F_F;
+		else if ((s = fr_word(p, end, ":value", 6)) != NULL)
+			field = F_VALUE;
+		else if ((s = fr_word(p, end, ":time", 5)) != NULL)
+			field = F_TIME;
+		else if ((s = fr_word(p, end, ":process", 8)) != NULL)
+			field = F_PROCESS;
+		else if ((s = fr_word(p, end, ":index", 6)) != NULL)
+			field = F_INDEX;
+		else if ((s = fr_keyword(p, end)) == NULL)
 			goto give_up;
 		n = p + 1;
 		len = (size_t) (s - n);
-		switch (len)
+		switch (field != 0 ? 0 : len)
 		{
 			case 1:
 				if (n[0] == 'f')
@@ -2395,7 +2437,19 @@ fast_record(Parser *P, const Tok *open)
 					goto give_up;
 				break;
 			case F_TYPE:
-				if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+				if (*p != ':')
+					goto give_up;
+				if ((s = fr_word(p, end, ":invoke", 7)) != NULL)
+				{
+					type = REC_INVOKE;
+					break;
+				}
+				if ((s = fr_word(p, end, ":ok", 3)) != NULL)
+				{
+					type = ISO_STATUS_OK;
+					break;
+				}
+				if ((s = fr_keyword(p, end)) == NULL)
 					goto give_up;
 				n = p + 1;
 				len = (size_t) (s - n);
@@ -2411,10 +2465,15 @@ fast_record(Parser *P, const Tok *open)
 					goto give_up;
 				break;
 			case F_F:
-				if (*p != ':' || (s = fr_keyword(p, end)) == NULL)
+				if (*p != ':')
 					goto give_up;
+				if ((s = fr_word(p, end, ":txn", 4)) != NULL)
+					f_txn = true;
+				else if ((s = fr_keyword(p, end)) == NULL)
+					goto give_up;
+				else
+					f_txn = (s - p == 4 && memcmp(p, ":txn", 4) == 0);
 				f_present = true;
-				f_txn = (s - p == 4 && memcmp(p, ":txn", 4) == 0);
 				break;
 			case F_PROCESS:
 				if (*p == ':')
