@@ -470,6 +470,33 @@ for my $wl (qw(list-append rw-register)) {
 	is(psql($STORE, "SELECT string_agg(concat_ws(' ', txn_id, status, op, key, value, read_list), ' | ' ORDER BY txn_id, pos) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded odd lines'"),
 		'0 ok append :x 1 | 1 fail append :x 2 | 2 ok r :x {1}',
 		'--load: a "\\." line, 0x01 and 0x02 bytes and a last line without a newline arrive whole');
+	# rows of many lines: a bad record beyond the first 1 MB is named by its
+	# line in the file, and a line longer than the client's buffer (3 MB of
+	# one string) arrives whole
+	{
+		my $big = "$workdir/big.edn";
+		open my $bh, '>', $big or die "$big: $!";
+		for my $i (1 .. 30000) {
+			print $bh "{:type :ok, :value [[:append $i 1] [:r $i [1]]]}\n";
+		}
+		print $bh "{:type :ok, :value [[:append \"" . ('x' x (3 << 20)) . "\" 1]]}\n";
+		print $bh "{:type :ok, :value [[:append 1 2]]}";	# no newline at the end
+		close $bh;
+		($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $big, '--name', 'loaded big');
+		is($rc, 0, '--load of 2 MB of lines and a 3 MB line: exit 0') or diag($err);
+		is(psql($STORE, "SELECT count(*) || ' ' || max(length(key)) || ' ' || count(*) FILTER (WHERE txn_id = 30001) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded big'"),
+			'60002 3145728 1', '--load: every line arrives, the 3 MB one whole, the last one without a newline');
+		open $bh, '>', $big or die "$big: $!";
+		for my $i (1 .. 30000) {
+			print $bh "{:type :ok, :value [[:append $i 1] [:r $i [1]]]}\n";
+		}
+		print $bh "{:type :ok, :value [[:append 1 2] oops]}\n{:type :ok, :value []}\n";
+		close $bh;
+		($rc, $out, $err) = record('--store', "dbname=$STORE", '--load', $big, '--name', 'loaded big bad');
+		is($rc, 1, '--load of a bad record after 2 MB: exit 1');
+		like($err, qr/record 30001, line 30001\b/, '--load: the error names the record and line in the file')
+			or diag($err);
+	}
 	my $before = psql($STORE, 'SELECT count(*) FROM iso_history');
 	my $bad = "$workdir/bad.edn";
 	open my $fh, '>', $bad or die "$bad: $!";
