@@ -626,6 +626,34 @@ check_one_of_all(int64 history_id, IsoLevel level, uint32 max_witnesses,
 }
 
 /*
+ * The strongly connected components of a built graph over every edge type,
+ * for the levels to share.  A graph built unsorted (iso_build_open_unsorted)
+ * serves as it is when they are all single vertices and no version-order
+ * search runs: nothing then reads its edges again.  Else it is sorted, and
+ * the components found again on the sorted graph, whose order the
+ * witnesses follow.
+ */
+static IsoSccCache *
+primed_scc_cache(IsoBuild *build)
+{
+	MemoryContext old = MemoryContextSwitchTo(build->cxt);
+	IsoSccCache *cache = iso_scc_cache_create();
+
+	iso_scc_cache_prime(cache, &build->inf.graph);
+	if (build->inf.graph.unsorted &&
+		(build->inf.unknown.n_keys > 0 ||
+		 !iso_scc_cache_acyclic(cache, &build->inf.graph)))
+	{
+		iso_scc_cache_free(cache);
+		iso_build_sort(build);
+		cache = iso_scc_cache_create();
+		iso_scc_cache_prime(cache, &build->inf.graph);
+	}
+	MemoryContextSwitchTo(old);
+	return cache;
+}
+
+/*
  * iso_check(level text, history_id bigint DEFAULT NULL, max_witnesses integer DEFAULT NULL)
  *
  * Over every history (history_id NULL), a history that cannot be checked
@@ -672,8 +700,9 @@ iso_check(PG_FUNCTION_ARGS)
 	{
 		IsoBuild	build;
 
-		iso_build_open(&build, PG_GETARG_INT64(1));
-		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc, NULL);
+		iso_build_open_unsorted(&build, PG_GETARG_INT64(1));
+		check_level(&build, level, max_witnesses, rsinfo->setResult, rsinfo->setDesc,
+					primed_scc_cache(&build));
 		iso_build_close(&build);
 	}
 	return (Datum) 0;
@@ -754,7 +783,6 @@ static void
 put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 {
 	IsoSccCache *scc_cache;
-	MemoryContext old;
 	int64		violations[ISO_LEVEL_COUNT];
 	bool		counted[ISO_LEVEL_COUNT];
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
@@ -762,26 +790,7 @@ put_level_rows(IsoBuild *build, ReturnSetInfo *rsinfo)
 	int			round;
 
 	/* the levels share most of their strongly connected components */
-	old = MemoryContextSwitchTo(build->cxt);
-	scc_cache = iso_scc_cache_create();
-	iso_scc_cache_prime(scc_cache, &build->inf.graph);
-
-	/*
-	 * A graph built unsorted serves as it is when its components are all
-	 * single vertices and no version-order search runs: nothing then reads
-	 * its edges again.  Else sort it, and find the components again on the
-	 * sorted graph, whose order the witnesses follow.
-	 */
-	if (build->inf.graph.unsorted &&
-		(build->inf.unknown.n_keys > 0 ||
-		 !iso_scc_cache_acyclic(scc_cache, &build->inf.graph)))
-	{
-		iso_scc_cache_free(scc_cache);
-		iso_build_sort(build);
-		scc_cache = iso_scc_cache_create();
-		iso_scc_cache_prime(scc_cache, &build->inf.graph);
-	}
-	MemoryContextSwitchTo(old);
+	scc_cache = primed_scc_cache(build);
 	decide_levels(build, (1u << ISO_LEVEL_COUNT) - 1, d, scc_cache);
 	memset(counted, 0, sizeof(counted));
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)

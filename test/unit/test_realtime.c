@@ -372,6 +372,76 @@ test_two_waves(uint32 w)
 	free(vt);
 }
 
+/*
+ * Invocations far from time order: n transactions of disjoint intervals
+ * (spacing 10, each 5 long), txn k invoked at slot[k] * 10.  The
+ * reduction is the chain in time order.  Reversed slots pass the insertion
+ * sort's budget (collect_events falls back to qsort); pairwise swapped ones
+ * stay within it.
+ */
+static bool
+chain_in_time_order(const uint32 *slot, uint32 n)
+{
+	IsoHistory	h;
+	IsoEdgeBuf	buf;
+	IsoRealtimeInfo info;
+	uint32	   *vt = malloc(sizeof(uint32) * n);
+	uint32	   *by_slot = malloc(sizeof(uint32) * n);
+	bool	   *seen = calloc(n, sizeof(bool));
+	bool		good;
+	uint32		k;
+	uint64		e;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (k = 0; k < n; k++)
+	{
+		iso_history_add_txn(&h, k, ISO_STATUS_OK, false, 0,
+							(int64) slot[k] * 10, (int64) slot[k] * 10 + 5);
+		vt[k] = k;
+		by_slot[slot[k]] = k;
+	}
+	iso_edgebuf_init(&buf, 16);
+	iso_realtime_edges(&h, vt, NULL, n, UINT64_MAX, n, true, &buf, &info);
+	good = buf.n == (uint64) n - 1 && info.n_points == 0;
+	for (e = 0; good && e < buf.n; e++)
+	{
+		uint32		from = buf.edges[e].from;
+
+		/* from is in slot s: its edge goes to the transaction in slot s + 1 */
+		good = from < n && !seen[from] && slot[from] + 1 < n &&
+			buf.edges[e].to == by_slot[slot[from] + 1];
+		if (good)
+			seen[from] = true;
+	}
+	iso_free(buf.edges);
+	history_free(&h);
+	free(vt);
+	free(by_slot);
+	free(seen);
+	return good;
+}
+
+static void
+test_unsorted_invocations(void)
+{
+	uint32		n = 3000;
+	uint32	   *slot = malloc(sizeof(uint32) * n);
+	uint32		k;
+
+	for (k = 0; k < n; k++)
+		slot[k] = n - 1 - k;
+	ok(chain_in_time_order(slot, n),
+	   "invocations in reverse time order (past the insertion sort's budget): the chain in time order");
+	for (k = 0; k < n; k++)
+		slot[k] = k ^ 1;
+	ok(chain_in_time_order(slot, n),
+	   "invocations pairwise swapped (within the budget): the chain in time order");
+	for (k = 0; k < n; k++)
+		slot[k] = k;
+	ok(chain_in_time_order(slot, n), "invocations in time order: the chain");
+	free(slot);
+}
+
 int
 main(void)
 {
@@ -379,5 +449,6 @@ main(void)
 	test_random_cycles(3000);
 	test_two_waves(10);
 	test_two_waves(100000);
+	test_unsorted_invocations();
 	return tap_done();
 }
