@@ -93,44 +93,6 @@ group_ops_by_key(Builder *b)
 	iso_free(fill);
 }
 
-/*
- * Whether every write's (key, value) is written once, from the ops grouped
- * by key: a stamp per value id, the key's number (+ 1) when one of the
- * key's writes wrote it.  False also for a write without a value, which
- * the write map judges.
- */
-static bool
-writes_unique_by_key(Builder *b)
-{
-	const IsoHistory *h = b->h;
-	uint32	   *stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
-	bool		unique = true;
-	uint32		k;
-
-	for (k = 0; k < h->keys.n && unique; k++)
-	{
-		uint32		j;
-
-		for (j = b->key_start[k]; j < b->key_start[k + 1]; j++)
-		{
-			const IsoOp *op = &h->ops[b->key_ops[j]];
-
-			prefetch_key_op(h, b->key_ops, j, b->key_start[k + 1]);
-
-			if (op->kind == ISO_OP_READ)
-				continue;
-			if (op->value == ISO_NONE || stamp[op->value] == k + 1)
-			{
-				unique = false;
-				break;
-			}
-			stamp[op->value] = k + 1;
-		}
-	}
-	iso_free(stamp);
-	return unique;
-}
-
 /* ---------------------------------------------------------------------
  * Step 2: vertices (ok, and info proven committed by a vertex's read)
  * --------------------------------------------------------------------- */
@@ -653,6 +615,29 @@ check_internal(Builder *b)
 	iso_free(app_buf);
 }
 
+/* Free the builder's tables (those it has), keep the edges. */
+static void
+builder_free_tables(Builder *b)
+{
+	void	   *tables[] = {b->writes.keys, b->writes.ops, b->op_flags, b->op_txn,
+		b->txn_status, b->key_start, b->key_ops, b->value_stamp, b->value_pos,
+	b->dup_stamp};
+	size_t		i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (tables[i] != NULL)
+			iso_free(tables[i]);
+	memset(&b->writes, 0, sizeof(b->writes));
+	b->op_flags = NULL;
+	b->op_txn = NULL;
+	b->txn_status = NULL;
+	b->key_start = NULL;
+	b->key_ops = NULL;
+	b->value_stamp = NULL;
+	b->value_pos = NULL;
+	b->dup_stamp = NULL;
+}
+
 /* ---------------------------------------------------------------------
  * Entry point
  * --------------------------------------------------------------------- */
@@ -681,29 +666,18 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	/*
 	 * Unique writes (step 0).  A list-append history looks its writers up
 	 * key by key (infer_list.c), so the write map of the whole history
-	 * (16 bytes a slot, two slots a write) serves only to find a duplicate:
-	 * a pass over the ops grouped by key finds whether there is one, and
-	 * only then is the map built, to name the first one as before.
+	 * (16 bytes a slot, two slots a write) serves only to name a duplicate:
+	 * the key-by-key walk finds whether there is one, and only then is the
+	 * map built, to name the first one as before.
 	 */
 	if (h->workload != ISO_WORKLOAD_LIST_APPEND &&
 		!iso_infer_build_write_map(&b, err))
 	{
-		iso_free(b.op_txn);
-		iso_free(b.txn_status);
+		builder_free_tables(&b);
 		return false;
 	}
 	mark_op_flags(&b);
 	group_ops_by_key(&b);
-	if (h->workload == ISO_WORKLOAD_LIST_APPEND && !writes_unique_by_key(&b) &&
-		!iso_infer_build_write_map(&b, err))
-	{
-		iso_free(b.op_flags);
-		iso_free(b.key_start);
-		iso_free(b.key_ops);
-		iso_free(b.op_txn);
-		iso_free(b.txn_status);
-		return false;
-	}
 	find_vertices(&b);
 
 	/* data edges are about 2 per op, real-time ones a few per txn: one
@@ -716,7 +690,22 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	check_internal(&b);
 
 	if (h->workload == ISO_WORKLOAD_LIST_APPEND)
-		iso_infer_lists(&b);
+	{
+		if (!iso_infer_lists(&b))
+		{
+			/* a value written twice: the map names the first one */
+			if (iso_infer_build_write_map(&b, err))
+				iso_host_internal_error("a value written twice that the write map does not find");
+			builder_free_tables(&b);
+			iso_free(b.edges.edges);
+			iso_free(out->txn_vertex);
+			iso_free(out->vertex_txn);
+			if (out->anomalies)
+				iso_free(out->anomalies);
+			memset(out, 0, sizeof(*out));
+			return false;
+		}
+	}
 	else
 		iso_infer_registers(&b, log ? log : &empty_log, options);
 
@@ -726,28 +715,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	 * at its fullest, are the peak of a check (1M list-append txns: 1132 ->
 	 * 1059 MB after the parse).
 	 */
-	if (b.writes.keys)
-	{
-		iso_free(b.writes.keys);
-		iso_free(b.writes.ops);
-	}
-	iso_free(b.op_flags);
-	iso_free(b.op_txn);
-	iso_free(b.txn_status);
-	iso_free(b.key_start);
-	iso_free(b.key_ops);
-	iso_free(b.value_stamp);
-	iso_free(b.value_pos);
-	iso_free(b.dup_stamp);
-	memset(&b.writes, 0, sizeof(b.writes));
-	b.op_flags = NULL;
-	b.op_txn = NULL;
-	b.txn_status = NULL;
-	b.key_start = NULL;
-	b.key_ops = NULL;
-	b.value_stamp = NULL;
-	b.value_pos = NULL;
-	b.dup_stamp = NULL;
+	builder_free_tables(&b);
 
 	iso_infer_session_edges(&b);
 	iso_infer_realtime_edges(&b);

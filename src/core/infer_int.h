@@ -138,7 +138,8 @@ extern void iso_infer_report_lost_updates(Builder *b, uint32 key, RankedRead *re
 										  uint32 n);
 
 /* infer_list.c: list-append keys */
-extern void iso_infer_lists(Builder *b);
+/* False if a key has a value written twice (nothing reported: infer.c). */
+extern bool iso_infer_lists(Builder *b);
 
 /* infer_register.c: rw-register keys */
 extern void iso_infer_registers(Builder *b, const IsoVersionLog *log,

@@ -30,10 +30,12 @@ typedef struct ListScratch
 
 /*
  * The writes of one key by value, so that the key's lookups are an array
- * read rather than a probe of the whole history's write map at random
- * (the same answers: the map holds every write, each (key, value) once).
+ * read rather than a probe of the whole history's write map at random.
+ * False if the key has a value written twice: the map, which names the
+ * first such write of the history, is then built to report it (infer.c);
+ * this walk over every key is the history's test of unique writes.
  */
-static void
+static bool
 key_writers(Builder *b, uint32 key, ListScratch *s)
 {
 	const IsoHistory *h = b->h;
@@ -49,9 +51,12 @@ key_writers(Builder *b, uint32 key, ListScratch *s)
 		prefetch_key_op(h, kops, i, nk);
 		if (op->kind == ISO_OP_READ || op->value == ISO_NONE)
 			continue;
+		if (s->w_stamp[op->value] == s->w_epoch)
+			return false;
 		s->w_stamp[op->value] = s->w_epoch;
 		s->w_op[op->value] = kops[i];
 	}
+	return true;
 }
 
 static inline uint32
@@ -374,7 +379,8 @@ list_read_edges(Builder *b, uint32 key, uint32 i, uint32 n, uint32 first_fail,
 	}
 }
 
-static void
+/* The key's edges and anomalies; false if a value is written to it twice. */
+static bool
 infer_list_key(Builder *b, uint32 key, ListScratch *s)
 {
 	const IsoHistory *h = b->h;
@@ -391,10 +397,11 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 	uint32		n_full = 0;
 	uint32		i;
 
+	if (!key_writers(b, key, s))
+		return false;
 	n_reads = collect_list_reads(b, key, s, &longest);
 	if (n_reads == 0)
-		return;
-	key_writers(b, key, s);
+		return true;
 	n = known_order(b, key, longest, s, &stamp, &dup_at);
 	check_read_orders(b, key, n_reads, longest, dup_at, s);
 	first_fail = known_order_writers(b, key, n, longest, n_reads, s);
@@ -441,15 +448,17 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 		if ((i & 0xfff) == 0)
 			ISO_CHECK_INTERRUPTS();
 	}
+	return true;
 }
 
-void
+bool
 iso_infer_lists(Builder *b)
 {
 	const IsoHistory *h = b->h;
 	uint32		n = h->n_ops + 2;
 	uint32		max_len = 0;
 	ListScratch s;
+	bool		unique = true;
 	uint32		i;
 	uint32		k;
 
@@ -468,9 +477,9 @@ iso_infer_lists(Builder *b)
 	s.w_stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
 	s.w_op = iso_alloc(sizeof(uint32) * Max(h->values.n, 1));
 	s.w_epoch = 0;
-	for (k = 0; k < h->keys.n; k++)
+	for (k = 0; k < h->keys.n && unique; k++)
 	{
-		infer_list_key(b, k, &s);
+		unique = infer_list_key(b, k, &s);
 		ISO_CHECK_INTERRUPTS();
 	}
 	iso_free(s.reads);
@@ -484,5 +493,6 @@ iso_infer_lists(Builder *b)
 	iso_free(s.txn_last_op);
 	iso_free(s.w_stamp);
 	iso_free(s.w_op);
+	return unique;
 }
 

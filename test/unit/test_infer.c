@@ -320,6 +320,35 @@ test_edn(void)
 	   "iso_infer rejects a list-append value written twice, the first in op order (%s %s)",
 	   err.message, err.detail);
 	history_free(&h);
+	/*
+	 * a key with edges and an anomaly first, then one with a value written
+	 * twice: the check stops there, with what the first key made freed (the
+	 * sanitizer build finds a leak)
+	 */
+	{
+		IsoSlice	l1[1];
+
+		iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+		iso_history_add_txn(&h, 0, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("a"), sl("1"), NULL, -1);
+		iso_history_add_txn(&h, 1, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		l1[0] = sl("9");
+		iso_history_add_list(&h, 0, sl("a"), l1, 1);	/* garbage read: an anomaly */
+		iso_history_add_txn(&h, 2, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		l1[0] = sl("1");
+		iso_history_add_list(&h, 0, sl("a"), l1, 1);	/* wr, rw edges */
+		iso_history_add_txn(&h, 3, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("b"), sl("5"), NULL, -1);
+		iso_history_add_txn(&h, 4, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("b"), sl("5"), NULL, -1);
+		memset(&err, 0, sizeof(err));
+		ok(!iso_infer(&h, NULL, &opt, &inf, &err) && err.kind == ISO_PARSE_DUPLICATE &&
+		   strcmp(err.message, "value \"5\" is written to key \"b\" more than once") == 0 &&
+		   strcmp(err.detail, "Transactions 3 and 4 both write it.") == 0,
+		   "iso_infer stops at a later key's value written twice (%s %s)",
+		   err.message, err.detail);
+		history_free(&h);
+	}
 	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
 	iso_history_add_txn(&h, 0, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
 	iso_history_add_op(&h, ISO_OP_APPEND, 0, sl("1"), sl("7"), NULL, -1);
