@@ -2833,8 +2833,10 @@ ukey_find_hashed(Parser *P, const IsoSlice *key)
 		if (sl == 0)
 			break;
 		k = &P->ukeys[sl - 1];
+		/* an empty key has no bytes in the pool, which may not exist yet */
 		if (k->hash == h32 && k->len == key->len &&
-			memcmp(P->ukpool + k->off, key->ptr, (size_t) key->len) == 0)
+			(key->len == 0 ||
+			 memcmp(P->ukpool + k->off, key->ptr, (size_t) key->len) == 0))
 			return k;
 		i = (i + 1) & mask;
 	}

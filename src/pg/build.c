@@ -31,7 +31,7 @@ build_begin(IsoBuild *build)
 /*
  * Infer the graph of build->history (and log).  sorted: as iso_graph_finish
  * leaves it; else unsorted (graph.h), for a caller that sorts it only if
- * it must (put_level_rows).
+ * it must (primed_scc_cache in check_sql.c).
  */
 static void
 build_infer(IsoBuild *build, bool sorted)

@@ -67,7 +67,7 @@ read_back(uint8_t *flat, const uint64 *bytes)
 	}
 	if (iso_image_validate(&read) == NULL)
 	{
-		IsoInferOptions opt = {false, false};
+		IsoInferOptions opt = {false, false, false};
 		IsoInference inf;
 		IsoParseError err;
 

@@ -71,7 +71,7 @@ main(int argc, char **argv)
 	EdnStats	stats;
 	IsoParseError err;
 	IsoInference inf;
-	IsoInferOptions opt = {false, false};
+	IsoInferOptions opt = {false, false, false};
 	IsoSccCache *cache;
 	double		t0, t1, t2, t3, t4;
 	int			l;

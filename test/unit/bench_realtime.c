@@ -40,7 +40,7 @@ main(int argc, char **argv)
 	EdnStats	stats;
 	IsoParseError err;
 	IsoInference inf;
-	IsoInferOptions opt = {false, false};
+	IsoInferOptions opt = {false, false, false};
 	IsoCycleList cycles;
 	uint64		counts[ISO_EDGE_NTYPES];
 	double		t0,

@@ -1178,6 +1178,9 @@ test_fast_records(void)
 		{"{:type :ok, :value [[:r 1 [1234567\n2 3]]], :index 0}", 1},
 		{"{:type :ok, :value [[:r 1 [1 2]]], :time 12345678901}", 1},
 		{"{:type :ok, :value [[:r 1 [1 2]]], :time 1234567", 0},
+		/* an empty key written twice before any other key (the fuzzer's find) */
+		{"{:type :fail, :value [[:w \"\" 10] [:w \"\" 30]]}", 0},
+		{"{:type :ok, :value [[:append \"\" 1] [:append \"\" 2] [:append \"\" 1]]}", 0},
 		/* the unique-writes check: bitmap, general table, both */
 		{"{:type :ok, :value [[:append 1 1] [:append 1 2]]}\n{:type :ok, :value [[:append 1 2]]}", 2},
 		{"{:type :ok, :value [[:append 1 1] [:append :k 1] [:append -1 1] [:append 1 0] [:append 1 -0]]}", 0},
