@@ -470,7 +470,7 @@ for my $wl (qw(list-append rw-register)) {
 	is(psql($STORE, "SELECT string_agg(concat_ws(' ', txn_id, status, op, key, value, read_list), ' | ' ORDER BY txn_id, pos) FROM iso_event e JOIN iso_history h USING (history_id) WHERE h.name = 'loaded odd lines'"),
 		'0 ok append :x 1 | 1 fail append :x 2 | 2 ok r :x {1}',
 		'--load: a "\\." line, 0x01 and 0x02 bytes and a last line without a newline arrive whole');
-	# rows of many lines: a bad record beyond the first 1 MB is named by its
+	# rows of many lines: a bad record beyond the first rows is named by its
 	# line in the file, and a line longer than the client's buffer (3 MB of
 	# one string) arrives whole
 	{
