@@ -177,6 +177,14 @@ iso_op_pos(const IsoHistory *h, uint32 o)
 	return h->op_pos != NULL ? h->op_pos[o] : iso_op_pos_in(h, iso_op_txn(h, o), o);
 }
 
+/* The same, trying first the transaction hint (as iso_op_txn_near). */
+static inline int32
+iso_op_pos_near(const IsoHistory *h, uint32 hint, uint32 o)
+{
+	return h->op_pos != NULL ? h->op_pos[o] :
+		iso_op_pos_in(h, iso_op_txn_near(h, hint, o), o);
+}
+
 extern uint32 iso_history_add_txn(IsoHistory *h, int64 txn_id, IsoStatus status,
 								  bool has_process, int64 process,
 								  int64 invoke_time, int64 complete_time);

@@ -20,7 +20,7 @@
 /*
  * 1: isograph 0.2.0, no checksums.  2: a CRC-32C of every section and of
  * the header itself; images of format 1 are stale (not damaged): checks read
- * the events until iso_save_image rewrites them.  3: 16-byte ops, whose
+ * the events until iso_save_image rewrites them.  3: 12-byte ops, whose
  * positions in their transactions are a section of their own, empty when
  * each op's is its index (history.h); older images are of another layout,
  * and the first check rewrites them.

@@ -33,10 +33,9 @@ PG_FUNCTION_INFO_V1(iso_anomalies);
 static int32
 op_pos(const IsoBuild *build, uint32 vertex, uint32 op)
 {
-	const IsoHistory *h = &build->history;
 	uint32		hint = vertex < build->inf.n_vertices ? build->inf.vertex_txn[vertex] : ISO_NONE;
 
-	return iso_op_pos_in(h, iso_op_txn_near(h, hint, op), op);
+	return iso_op_pos_near(&build->history, hint, op);
 }
 
 static void
@@ -217,12 +216,12 @@ iso_put_anomaly_row(const IsoBuild *build, const IsoAnomaly *a,
 	if (a->op_a != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_a].txn_id);
-		events[n++] = Int32GetDatum(iso_op_pos_in(h, iso_op_txn_near(h, a->txn_a, a->op_a), a->op_a));
+		events[n++] = Int32GetDatum(iso_op_pos_near(h, a->txn_a, a->op_a));
 	}
 	if (a->op_b != ISO_NONE)
 	{
 		txns[n] = Int64GetDatum(h->txns[a->txn_b].txn_id);
-		events[n++] = Int32GetDatum(iso_op_pos_in(h, iso_op_txn_near(h, a->txn_b, a->op_b), a->op_b));
+		events[n++] = Int32GetDatum(iso_op_pos_near(h, a->txn_b, a->op_b));
 	}
 	initStringInfo(&buf);
 	iso_explain_anomaly(build, a, &buf);

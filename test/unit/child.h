@@ -82,4 +82,21 @@ run_in_child(void (*fn) (void *arg), void *arg)
 	return run_in_child_said(fn, arg, NULL, 0);
 }
 
+/*
+ * Whether fn(arg) stops the check saying what: the child aborts and the
+ * first line of its stderr holds what.  said (size bytes) gets that line,
+ * for the test's name.
+ */
+static inline bool
+child_stops_saying(void (*fn) (void *arg), void *arg, const char *what,
+				   char *said, size_t size)
+{
+	bool		aborted;
+
+	said[0] = '\0';
+	aborted = run_in_child_said(fn, arg, said, size) == CHILD_ABORTED;
+	said[strcspn(said, "\n")] = '\0';
+	return aborted && strstr(said, what) != NULL;
+}
+
 #endif							/* ISOGRAPH_TEST_CHILD_H */

@@ -986,14 +986,6 @@ search_unsorted(void *arg)
 	(void) iso_find_cycles((const IsoGraph *) arg, ISO_LEVEL_SER, 1, &cl);
 }
 
-/* the first line of what a child said, for a test's name */
-static const char *
-first_line(char *said)
-{
-	said[strcspn(said, "\n")] = '\0';
-	return said;
-}
-
 static void
 test_unsorted_graph(void)
 {
@@ -1008,7 +1000,6 @@ test_unsorted_graph(void)
 	char		said[256];
 	int			l;
 	bool		holds = true;
-	bool		stopped;
 
 	build_as(&g, 4, chain, 4, false);
 	cache = iso_scc_cache_create();
@@ -1023,10 +1014,8 @@ test_unsorted_graph(void)
 	}
 	ok(holds, "unsorted chain: every level holds, from the components alone");
 	ok(g.unsorted && g.n_edges == 4, "unsorted chain: its repeated edge kept until sorted");
-	said[0] = '\0';
-	stopped = run_in_child_said(count_unsorted, &g, said, sizeof(said)) == CHILD_ABORTED;
-	ok(stopped && strcmp(first_line(said),
-						 "isograph: edges counted before their repeats are dropped") == 0,
+	ok(child_stops_saying(count_unsorted, &g, "isograph: edges counted before their repeats are dropped",
+						  said, sizeof(said)),
 	   "unsorted chain: counting its edges stops the check (%s)", said);
 	iso_scc_cache_free(cache);
 	iso_graph_sort(&g, NULL);
@@ -1043,10 +1032,8 @@ test_unsorted_graph(void)
 	cache = iso_scc_cache_create();
 	iso_scc_cache_prime(cache, &g);
 	ok(!iso_scc_cache_acyclic(cache, &g), "unsorted cycle: a component of three vertices");
-	said[0] = '\0';
-	stopped = run_in_child_said(search_unsorted, &g, said, sizeof(said)) == CHILD_ABORTED;
-	ok(stopped && strcmp(first_line(said),
-						 "isograph: cycle search on a graph whose edges are not sorted") == 0,
+	ok(child_stops_saying(search_unsorted, &g, "isograph: cycle search on a graph whose edges are not sorted",
+						  said, sizeof(said)),
 	   "unsorted cycle: a witness search stops the check (%s)", said);
 	iso_scc_cache_free(cache);
 	iso_graph_sort(&g, NULL);
