@@ -426,8 +426,8 @@ put_binary_row(PGconn *c, const char *data, size_t n)
  * "\." or a 0x01 byte is no concern of a binary COPY) and cost the server
  * no parsing of its own: a row per line in csv format spent as long in
  * COPY's parsing as the load itself spent (1M transactions: about 3 of
- * 6.5 s).  A line longer than the buffer grows it (that row is longer).  Neither side holds the
- * whole file.
+ * 6.5 s).  A line longer than the buffer grows it (that row is longer).
+ * Neither side holds the whole file.
  */
 int64_t
 store_load_file(PGconn *c, const char *schema, const Options *o)
