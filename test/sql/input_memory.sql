@@ -27,4 +27,29 @@ SELECT count(*) FROM iso_event WHERE history_id = 41;
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
 VALUES (41, 100001, 'ok', 0, 'append', 'k', 'x') RETURNING txn_id, key, value;
 
+-- A COPY gets a row of no columns back (it only counts rows), an INSERT
+-- its row: RETURNING after a COPY in the same transaction, after a COPY
+-- that failed in a savepoint, and COPY without progress reports.
+BEGIN;
+COPY iso_event (history_id, txn_id, status, pos, op, key, value) FROM STDIN (FORMAT csv);
+41,100002,ok,0,append,k,y
+41,100003,ok,0,append,k,z
+\.
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
+VALUES (41, 100004, 'ok', 0, 'append', 'k', 'v') RETURNING txn_id, key, value;
+SAVEPOINT before_copy;
+COPY iso_event (history_id, txn_id, status, pos, op, key, value) FROM STDIN (FORMAT csv);
+41,100005,ok,0,append,k,w
+41,100006,ok,0,bogus,k,w
+\.
+ROLLBACK TO SAVEPOINT before_copy;
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
+VALUES (41, 100005, 'ok', 0, 'append', 'k', 'w') RETURNING txn_id, key, value;
+SET LOCAL track_activities = off;
+COPY iso_event (history_id, txn_id, status, pos, op, key, value) FROM STDIN (FORMAT csv);
+41,100006,ok,0,append,k,u
+\.
+COMMIT;
+SELECT txn_id, key, value FROM iso_event WHERE history_id = 41 AND txn_id > 100000 ORDER BY txn_id;
+
 SELECT iso_delete_history(41);
