@@ -109,9 +109,9 @@ build_open(IsoBuild *build, int64 history_id, bool sorted)
 }
 
 bool
-iso_build_try_open(IsoBuild *build, int64 history_id)
+iso_build_try_open_unsorted(IsoBuild *build, int64 history_id)
 {
-	return build_open(build, history_id, true);
+	return build_open(build, history_id, false);
 }
 
 static void

@@ -47,14 +47,15 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 						   MemoryContext build_cxt);
 
 /* build.c */
-extern bool iso_build_try_open(IsoBuild *build, int64 history_id);
 extern void iso_build_open(IsoBuild *build, int64 history_id);
 /*
  * The same with the graph unsorted (graph.h: IsoGraph.unsorted), for a
  * caller that needs only its components unless they hold a cycle; then
- * iso_build_sort.
+ * iso_build_sort.  The try_ form returns false for a history that does
+ * not exist (or is not the caller's) instead of raising an ERROR.
  */
 extern void iso_build_open_unsorted(IsoBuild *build, int64 history_id);
+extern bool iso_build_try_open_unsorted(IsoBuild *build, int64 history_id);
 extern void iso_build_sort(IsoBuild *build);
 extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected,
 							   bool free_text);

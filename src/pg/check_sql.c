@@ -571,6 +571,8 @@ put_uninterpretable_row(int64 history_id, const char *name, IsoLevel level,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+static IsoSccCache *primed_scc_cache(IsoBuild *build);
+
 /*
  * Check one history of iso_check over every history, in a subtransaction
  * (as a PL/pgSQL exception block does): an ERROR while reading or checking
@@ -592,10 +594,10 @@ check_one_of_all(int64 history_id, IsoLevel level, uint32 max_witnesses,
 	PG_TRY();
 	{
 		check_store_owner = owner;
-		if (iso_build_try_open(build, history_id))
+		if (iso_build_try_open_unsorted(build, history_id))
 		{
 			check_level(build, level, max_witnesses, rsinfo->setResult,
-						rsinfo->setDesc, NULL);
+						rsinfo->setDesc, primed_scc_cache(build));
 			iso_build_close(build);
 		}
 		check_store_owner = NULL;
