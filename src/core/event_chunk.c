@@ -438,7 +438,8 @@ iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row)
 	/* the server validated the row; anything else here is a bug */
 	if ((unsigned) row->op > ISO_OP_APPEND ||
 		(unsigned) row->status > ISO_STATUS_INFO ||
-		row->pos < 0 || (row->has_list && row->list_len < 0))
+		row->pos < 0 || (row->has_list && row->list_len < 0) ||
+		(row->has_list && row->op != ISO_OP_READ))
 		iso_host_internal_error("event chunk: an invalid row to pack");
 	if (w->nrows == PG_UINT32_MAX)
 		iso_host_internal_error("event chunk: too many rows");
@@ -711,6 +712,7 @@ get_list_v2(IsoChunkReader *r, bool delta)
 		refs[i].len = r->list[i].len;
 	}
 	k->len = row->list_len;
+	row->list_kept = keep;
 	return true;
 }
 
@@ -731,6 +733,9 @@ get_row(IsoChunkReader *r)
 	if ((flags & RF_OP_MASK) > ISO_OP_APPEND)
 		return damaged(r, "a row has an unknown operation");
 	row->op = (IsoOpKind) (flags & RF_OP_MASK);
+	/* list_kept promises what the key's last list was: only reads have one */
+	if ((flags & RF_READ_LIST) && row->op != ISO_OP_READ)
+		return damaged(r, "a row that is not a read has a list");
 	if (flags & RF_TXN)
 	{
 		if (!get_txn(r))
@@ -757,6 +762,7 @@ get_row(IsoChunkReader *r)
 	row->has_list = (flags & RF_READ_LIST) != 0;
 	row->list = NULL;
 	row->list_len = 0;
+	row->list_kept = 0;
 	if (!row->has_list)
 		return true;
 	if (r->version == ISO_CHUNK_VERSION_1)

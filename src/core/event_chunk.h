@@ -95,6 +95,10 @@ typedef struct IsoEventRow
 	bool		has_list;
 	int32		list_len;
 	const IsoSlice *list;		/* list_len elements, none NULL */
+	int32		list_kept;		/* a reader's row: its first list_kept
+								 * elements are those of the last list of its
+								 * key before it in the chunk (0: none);
+								 * writers ignore it */
 } IsoEventRow;
 
 /* (txn_id, pos): the order in which a check reads a history's events */

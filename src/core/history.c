@@ -495,10 +495,23 @@ uint32
 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 					 const IsoSlice *elems, int32 n)
 {
+	return iso_history_add_list_kept(h, pos, key, elems, n, 0);
+}
+
+/*
+ * The remembered read of a key is its previous read, or one that read
+ * began with (a read that repeats a prefix of it leaves it as it is), so
+ * the first kept elements the caller vouches for are its first kept too.
+ * The memo is forgotten when a read is not remembered (below).
+ */
+uint32
+iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
+						  const IsoSlice *elems, int32 n, int32 kept)
+{
 	uint32		o = iso_history_add_list_read(h, pos, key, n);
 	IsoListMemo *m = memo_of_key(h, h->ops[o].key);
-	uint32		same = 0;
-	uint64		nbytes = 0;
+	uint32		same;
+	uint64		nbytes;
 	uint64		start;
 	int32		i;
 
@@ -506,11 +519,13 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 		return o;				/* no elements to point at */
 
 	/* the prefix equal to the remembered read */
+	same = Min((uint32) Max(kept, 0), Min(m->n, (uint32) n));
 	while (same < m->n && same < (uint32) n &&
 		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
 		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))
 		same++;
-	for (i = 0; i < n; i++)
+	nbytes = same > 0 ? m->offs[same] : 0;	/* equal elements, equal lengths */
+	for (i = (int32) same; i < n; i++)
 		nbytes += elems[i].len;
 
 	if (same == (uint32) n)
@@ -540,6 +555,8 @@ iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 			m->room = (uint32) n;
 			memo_remember(m, elems, same, (uint32) n, nbytes);
 		}
+		else
+			m->n = 0;			/* not this read: a later kept would be wrong */
 	}
 	h->ops[o].list_first = (uint32) start;
 	return o;

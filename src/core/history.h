@@ -209,6 +209,13 @@ extern uint32 iso_history_add_op(IsoHistory *h, IsoOpKind kind, int32 pos,
  */
 extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 								   const IsoSlice *elems, int32 n);
+/*
+ * The same when the caller knows that the first kept elements are those of
+ * the key's previous list read, the one added last (an event chunk's list
+ * delta): they are not compared again.
+ */
+extern uint32 iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
+										const IsoSlice *elems, int32 n, int32 kept);
 extern void iso_history_end_input(IsoHistory *h);
 
 /* Free everything h holds (inside the server its memory context does). */

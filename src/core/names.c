@@ -25,6 +25,18 @@ lookup(const char *const *names, int n, const char *s)
 	return -1;
 }
 
+/* The same for a text of len bytes, not NUL-terminated. */
+static int
+lookup_len(const char *const *names, int n, const char *s, size_t len)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+			return i;
+	return -1;
+}
+
 #define NAME_OF(names, v) \
 	(((int) (v) >= 0 && (int) (v) < (int) (sizeof(names) / sizeof(names[0])) && \
 	  names[(int) (v)] != NULL) ? names[(int) (v)] : "unknown")
@@ -109,6 +121,29 @@ iso_##fn##_parse(const char *s, type *value) \
 
 NAMED_ENUM(status, IsoStatus, status_names)
 NAMED_ENUM(op, IsoOpKind, op_names)
+
+/* Statuses and ops as texts of a length (a row's columns, without a copy). */
+bool
+iso_status_parse_len(const char *s, size_t len, IsoStatus *status)
+{
+	int			i = lookup_len(status_names, (int) (sizeof(status_names) / sizeof(status_names[0])), s, len);
+
+	if (i < 0)
+		return false;
+	*status = (IsoStatus) i;
+	return true;
+}
+
+bool
+iso_op_parse_len(const char *s, size_t len, IsoOpKind *op)
+{
+	int			i = lookup_len(op_names, (int) (sizeof(op_names) / sizeof(op_names[0])), s, len);
+
+	if (i < 0)
+		return false;
+	*op = (IsoOpKind) i;
+	return true;
+}
 NAMED_ENUM(workload, IsoWorkload, workload_names)
 NAMED_ENUM(time_source, IsoTimeSource, time_source_names)
 NAMED_ENUM(edge_type, IsoEdgeType, edge_type_names)

@@ -51,6 +51,8 @@ extern const char *iso_status_name(IsoStatus status);
 extern bool iso_status_parse(const char *s, IsoStatus *status);
 extern const char *iso_op_name(IsoOpKind op);
 extern bool iso_op_parse(const char *s, IsoOpKind *op);
+extern bool iso_status_parse_len(const char *s, size_t len, IsoStatus *status);
+extern bool iso_op_parse_len(const char *s, size_t len, IsoOpKind *op);
 extern const char *iso_workload_name(IsoWorkload workload);
 extern bool iso_workload_parse(const char *s, IsoWorkload *workload);
 extern const char *iso_time_source_name(IsoTimeSource source);

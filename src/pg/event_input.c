@@ -336,7 +336,6 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 	static const int not_null[] = {EVENT_HISTORY_ID, EVENT_TXN_ID, EVENT_STATUS,
 	EVENT_POS, EVENT_OP, EVENT_KEY};
 	IsoEventRow row;
-	char		name[8];
 	IsoSlice   *list = NULL;
 	int			i;
 
@@ -363,14 +362,13 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 		row.complete_time = DatumGetInt64(values[EVENT_COMPLETE_TIME - 1]);
 	row.pos = DatumGetInt32(values[EVENT_POS - 1]);
 
-	if (!iso_status_parse(iso_datum_name(values[EVENT_STATUS - 1], name, sizeof(name)),
-						  &row.status))
+	if (!iso_datum_status(values[EVENT_STATUS - 1], &row.status))
 		refuse_event("iso_event_status_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "Status is ok, fail or info.");
 	if (row.pos < 0)
 		refuse_event("iso_event_pos_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "The micro-operation's place in its transaction, pos, is 0 or more.");
-	if (!iso_op_parse(iso_datum_name(values[EVENT_OP - 1], name, sizeof(name)), &row.op))
+	if (!iso_datum_op(values[EVENT_OP - 1], &row.op))
 		refuse_event("iso_event_op_check", ERRCODE_CHECK_VIOLATION, values, nulls,
 					 "Op is r, w or append.");
 	if ((row.op == ISO_OP_READ) != nulls[EVENT_VALUE - 1])

@@ -75,20 +75,19 @@ check_event_kind(IsoWorkload workload, const IsoEventRow *row)
 static void
 row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 {
-	char		buf[8];
 
 	memset(row, 0, sizeof(*row));
 	row->txn_id = DatumGetInt64(d[0]);
 	row->has_process = !isnull[1];
 	row->process = isnull[1] ? 0 : DatumGetInt64(d[1]);
-	if (!iso_status_parse(iso_datum_name(d[2], buf, sizeof(buf)), &row->status))
+	if (!iso_datum_status(d[2], &row->status))
 		row->status = ISO_STATUS_INFO;	/* iso_event's CHECK admits ok, fail, info */
 	row->has_invoke_time = !isnull[3];
 	row->invoke_time = isnull[3] ? 0 : DatumGetInt64(d[3]);
 	row->has_complete_time = !isnull[4];
 	row->complete_time = isnull[4] ? 0 : DatumGetInt64(d[4]);
 	row->pos = DatumGetInt32(d[5]);
-	if (!iso_op_parse(iso_datum_name(d[6], buf, sizeof(buf)), &row->op))
+	if (!iso_datum_op(d[6], &row->op))
 		row->op = ISO_OP_WRITE; /* iso_event's CHECK admits r, w, append */
 	row->key = iso_datum_slice(d[7]);
 	if (!isnull[8])
@@ -158,7 +157,8 @@ add_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext 
 					  "All events of one transaction must repeat the same process, status, invoke_time and complete_time.");
 	}
 	if (row->op == ISO_OP_READ && row->has_list)
-		iso_history_add_list(h, row->pos, row->key, row->list, row->list_len);
+		iso_history_add_list_kept(h, row->pos, row->key, row->list, row->list_len,
+								  row->list_kept);
 	else
 		iso_history_add_op(h, row->op, row->pos, row->key, value, NULL, -1);
 	MemoryContextSwitchTo(old);

@@ -149,21 +149,21 @@ iso_datum_slice(Datum d)
 	return s;
 }
 
-/*
- * A short text Datum (a status, an op) as a C string in buf, for the
- * parsers of names.h; a text too long for buf becomes "", which names
- * nothing.
- */
-static inline const char *
-iso_datum_name(Datum d, char *buf, int size)
+/* A text Datum naming a status or an op (false: it names none). */
+static inline bool
+iso_datum_status(Datum d, IsoStatus *status)
 {
 	IsoSlice	s = iso_datum_slice(d);
 
-	if (s.len >= size)
-		s.len = 0;
-	memcpy(buf, s.ptr, s.len);
-	buf[s.len] = '\0';
-	return buf;
+	return iso_status_parse_len(s.ptr, (size_t) s.len, status);
+}
+
+static inline bool
+iso_datum_op(Datum d, IsoOpKind *op)
+{
+	IsoSlice	s = iso_datum_slice(d);
+
+	return iso_op_parse_len(s.ptr, (size_t) s.len, op);
 }
 
 /* read_list as slices (event_unpack.c) */

@@ -341,6 +341,29 @@ check_err(const char *desc, const char *text, IsoWorkload exp,
 
 /* ------------------------------------------------------------------ */
 
+/* Statuses and ops as texts of a length: the whole text names one, or none. */
+static void
+names_parse_len(void)
+{
+	IsoStatus	st = ISO_STATUS_INFO;
+	IsoOpKind	op = ISO_OP_READ;
+	static const char okx[] = "okx";
+	static const char appendx[] = "appendx";
+
+	ok(iso_status_parse_len(okx, 2, &st) && st == ISO_STATUS_OK, "status of 2 bytes 'ok'");
+	ok(iso_status_parse_len("fail", 4, &st) && st == ISO_STATUS_FAIL, "status 'fail'");
+	ok(iso_status_parse_len("info", 4, &st) && st == ISO_STATUS_INFO, "status 'info'");
+	ok(!iso_status_parse_len(okx, 3, &st) && !iso_status_parse_len(okx, 1, &st) &&
+	   !iso_status_parse_len(okx, 0, &st) && !iso_status_parse_len("OK", 2, &st),
+	   "no status: 'okx', 'o', '', 'OK'");
+	ok(iso_op_parse_len(appendx, 6, &op) && op == ISO_OP_APPEND, "op of 6 bytes 'append'");
+	ok(iso_op_parse_len("r", 1, &op) && op == ISO_OP_READ &&
+	   iso_op_parse_len("w", 1, &op) && op == ISO_OP_WRITE, "ops 'r', 'w'");
+	ok(!iso_op_parse_len(appendx, 7, &op) && !iso_op_parse_len(appendx, 5, &op) &&
+	   !iso_op_parse_len("rw", 2, &op) && !iso_op_parse_len("ok", 2, &op),
+	   "no op: 'appendx', 'appen', 'rw', 'ok'");
+}
+
 static void
 test_names(void)
 {
@@ -353,6 +376,7 @@ test_names(void)
 	is_str(iso_workload_name(ISO_WORKLOAD_LIST_APPEND), "list-append", "workload name list-append");
 	is_str(iso_workload_name(ISO_WORKLOAD_RW_REGISTER), "rw-register", "workload name rw-register");
 	is_str(iso_workload_name(ISO_WORKLOAD_UNKNOWN), "unknown", "workload name unknown");
+	names_parse_len();
 }
 
 static void

@@ -358,6 +358,8 @@ static const IsoSlice delta_lists[5][3] = {
 	{{NULL, 0}}
 };
 static const int32 delta_list_lens[5] = {2, 1, 3, 2, 0};
+/* what the reader says each row kept (x: [1 2], y: [a], x: [1 2 3], [1 9], []) */
+static const int32 delta_kept[5] = {0, 0, 2, 1, 0};
 
 static void
 delta_rows(IsoEventRow rows[5])
@@ -404,6 +406,8 @@ test_delta_chunk(void)
 		int			rc = iso_chunk_reader_next(&r);
 
 		ok(rc == 1 && row_eq(&r.row, &rows[i]), "delta chunk: row %d decodes as written", i + 1);
+		ok(r.row.list_kept == delta_kept[i], "delta chunk: row %d keeps %d of its key's last list",
+		   i + 1, delta_kept[i]);
 		/* the kept elements are the bytes of row 1's list, in the chunk */
 		if (i == 2)
 			ok(r.row.list_len == 3 && r.row.list[0].ptr == (const char *) delta_chunk + 21 &&
@@ -632,6 +636,7 @@ gen_row(GenRow *g, const IsoEventRow *prev, bool big)
 	r->list = NULL;
 	if (r->has_list)
 	{
+		r->op = ISO_OP_READ;	/* only reads have lists */
 		r->list_len = chance(20) ? 0 : rnd_int(big ? 51 : 4);
 		g->elems = malloc(sizeof(char *) * (size_t) (r->list_len + 1));
 		g->list = malloc(sizeof(IsoSlice) * (size_t) (r->list_len + 1));
@@ -903,6 +908,7 @@ gen_list_row(GenRow *rows, uint32 i, int32 *last)
 	g->row.key.len = list_keys[k].len;
 	if (chance(15))
 		return;					/* no list */
+	g->row.op = ISO_OP_READ;
 	if (last[k] >= 0)
 		set_list(g, rows[last[k]].row.list, rows[last[k]].row.list_len);
 	else
@@ -1267,6 +1273,12 @@ test_damage(void)
 	buf[DELTA_ROW3 + 3] = 'y';
 	check_damage("a delta keeping 2 of y's 1 element", buf, n, 2,
 				 "a list delta keeps more elements than the key's last list has");
+	/* a list on a row that is not a read (an append, a write) */
+	memcpy(buf, delta_chunk, n);
+	buf[DELTA_ROW3] = 0x62;
+	check_damage("an append with a list", buf, n, 2, "a row that is not a read has a list");
+	buf[DELTA_ROW3] = 0x61;
+	check_damage("a write with a list", buf, n, 2, "a row that is not a read has a list");
 	/* row 4 keeps 1 of x's last list: as row 3 was cut to ["1"], still fine */
 	memcpy(buf, delta_chunk, n);
 	buf[DELTA_ROW3_KEEP] = 1;

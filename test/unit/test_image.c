@@ -907,19 +907,23 @@ list_memo_ids(void)
  * mostly repeating a prefix of the key's last read or extending it,
  * sometimes differing; some lists as long as many others together, so that
  * regions grow in place, move and are shared.  Every read must name its
- * own texts afterwards, whatever the sharing did.
+ * own texts afterwards, whatever the sharing did.  With kept, through
+ * iso_history_add_list_kept told (as a chunk's list delta tells it) how
+ * many first elements equal the key's previous read, or fewer.
  */
 #define RL_READS	20000
 #define RL_KEYS		7
 #define RL_MAX		300
 
 static void
-list_reads_random(void)
+list_reads_random(bool kept)
 {
 	static int	lists[RL_READS][RL_MAX];
 	static int	lens[RL_READS];
 	static int	keys[RL_READS];
 	int			last[RL_KEYS];
+	int			prev[RL_KEYS];	/* the key's previous read */
+	const char *how = kept ? "random list reads, kept" : "random list reads";
 	IsoHistory	h;
 	uint64		total = 0;
 	int			bad = -1;
@@ -927,7 +931,7 @@ list_reads_random(void)
 
 	rng_state = 20261127;
 	for (r = 0; r < RL_KEYS; r++)
-		last[r] = -1;
+		last[r] = prev[r] = -1;
 	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
 	for (r = 0; r < RL_READS; r++)
 	{
@@ -965,7 +969,21 @@ list_reads_random(void)
 		}
 		snprintf(key, sizeof(key), "k%d", k);
 		iso_history_add_txn(&h, r, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
-		iso_history_add_list(&h, 0, (IsoSlice) {key, (int32) strlen(key)}, el, n);
+		if (kept)
+		{
+			int			same = 0;
+
+			while (prev[k] >= 0 && same < n && same < lens[prev[k]] &&
+				   lists[r][same] == lists[prev[k]][same])
+				same++;
+			if (rnd_int(4) == 0)
+				same = rnd_int(same + 1);	/* less than it could: still right */
+			iso_history_add_list_kept(&h, 0, (IsoSlice) {key, (int32) strlen(key)},
+									  el, n, same);
+		}
+		else
+			iso_history_add_list(&h, 0, (IsoSlice) {key, (int32) strlen(key)}, el, n);
+		prev[k] = r;
 		memset(texts, 'z', sizeof(texts));
 		if (kind >= 3 || plen == 0)
 			last[k] = r;		/* the read later ones repeat or extend */
@@ -995,14 +1013,14 @@ list_reads_random(void)
 			}
 		}
 	}
-	ok(bad < 0, "random list reads: each of %d names its own texts (first wrong: %d)",
-	   RL_READS, bad);
+	ok(bad < 0, "%s: each of %d names its own texts (first wrong: %d)",
+	   how, RL_READS, bad);
 	ok(h.n_elems < total / 3,
-	   "random list reads: shared, %llu elements stored for %llu read",
-	   (unsigned long long) h.n_elems, (unsigned long long) total);
+	   "%s: shared, %llu elements stored for %llu read",
+	   how, (unsigned long long) h.n_elems, (unsigned long long) total);
 	for (r = 0; r < (int) h.n_elems && h.elems[r] < h.values.n; r++)
 		;
-	ok((uint64) r == h.n_elems, "random list reads: every stored element is a value id (room too)");
+	ok((uint64) r == h.n_elems, "%s: every stored element is a value id (room too)", how);
 	iso_history_free(&h);
 }
 
@@ -1110,7 +1128,8 @@ main(void)
 	list_memo_ids();
 	op_transactions();
 	txn_ops_limit();
-	list_reads_random();
+	list_reads_random(false);
+	list_reads_random(true);
 	list_len_limit();
 	return tap_done();
 }
