@@ -665,10 +665,16 @@ get_list_delta(IsoChunkReader *r, const IsoChunkListKey *k, int32 *keep)
 	if (n > (uint64) (PG_INT32_MAX - (int32) p))
 		return damaged(r, "a list length is out of range");
 	reserve_list(r, (int32) (p + n));
-	for (i = 0; i < (int32) p; i++)
+	if (!r->skip_kept)
 	{
-		r->list[i].ptr = (const char *) r->start + refs[i].off;
-		r->list[i].len = refs[i].len;
+		IsoSlice   *list = r->list;
+		const char *base = (const char *) r->start;
+
+		for (i = 0; i < (int32) p; i++)
+		{
+			list[i].ptr = base + refs[i].off;
+			list[i].len = refs[i].len;
+		}
 	}
 	*keep = (int32) p;
 	return get_elements(r, (int32) p, (int32) n);

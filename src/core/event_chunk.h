@@ -97,8 +97,8 @@ typedef struct IsoEventRow
 	const IsoSlice *list;		/* list_len elements, none NULL */
 	int32		list_kept;		/* a reader's row: its first list_kept
 								 * elements are those of the last list of its
-								 * key before it in the chunk (0: none);
-								 * writers ignore it */
+								 * key before it in the chunk (0: none; unset
+								 * in list under skip_kept); writers ignore it */
 } IsoEventRow;
 
 /* (txn_id, pos): the order in which a check reads a history's events */
@@ -193,6 +193,9 @@ typedef struct IsoChunkReader
 	const uint8 *start;			/* the chunk (the lists' offsets are from here) */
 	IsoChunkLists lists;		/* version 2: each key's last read_list */
 	const char *error;			/* static text when damaged */
+	bool		skip_kept;		/* set by a caller that reads a row's list
+								 * from list_kept on only: the slices before
+								 * it are then left unset */
 } IsoChunkReader;
 
 /* false (and error set) when the header is not a chunk of a known version */

@@ -519,7 +519,9 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 		return o;				/* no elements to point at */
 
 	/* the prefix equal to the remembered read */
-	same = Min((uint32) Max(kept, 0), Min(m->n, (uint32) n));
+	if (kept < 0 || kept > n || (uint32) kept > m->n)
+		iso_host_internal_error("a list read keeps more elements than the key's previous read has");
+	same = (uint32) kept;
 	while (same < m->n && same < (uint32) n &&
 		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
 		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))

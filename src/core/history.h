@@ -212,7 +212,7 @@ extern uint32 iso_history_add_list(IsoHistory *h, int32 pos, IsoSlice key,
 /*
  * The same when the caller knows that the first kept elements are those of
  * the key's previous list read, the one added last (an event chunk's list
- * delta): they are not compared again.
+ * delta): elems[0..kept) are not read (they may be unset).
  */
 extern uint32 iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 										const IsoSlice *elems, int32 n, int32 kept);

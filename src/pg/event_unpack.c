@@ -114,7 +114,7 @@ iso_event_chunk_next(IsoChunkReader *r, const char *what)
 		row->key = convert_slice(row->key, r->encoding);
 		row->value = convert_slice(row->value, r->encoding);
 		row->read_value = convert_slice(row->read_value, r->encoding);
-		for (i = 0; row->has_list && i < row->list_len; i++)
+		for (i = r->skip_kept ? row->list_kept : 0; row->has_list && i < row->list_len; i++)
 			r->list[i] = convert_slice(r->list[i], r->encoding);
 	}
 	return row;

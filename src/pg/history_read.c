@@ -227,6 +227,7 @@ chunk_receive(TupleTableSlot *slot, DestReceiver *self)
 
 	old = MemoryContextSwitchTo(r->chunk_cxt);
 	iso_event_chunk_open(&reader, DatumGetByteaPP(d), "a chunk of iso_event");
+	reader.skip_kept = true;	/* iso_history_add_list_kept reads no more */
 	while ((row = iso_event_chunk_next(&reader, "a chunk of iso_event")) != NULL)
 	{
 		IsoEventKey key = {row->txn_id, row->pos};

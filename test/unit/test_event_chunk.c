@@ -416,6 +416,23 @@ test_delta_chunk(void)
 	}
 	ok(iso_chunk_reader_next(&r) == 0 && r.error == NULL, "delta chunk: then the end");
 	iso_chunk_reader_free(&r);
+
+	/* skip_kept: the elements from list_kept on are there all the same */
+	ok(iso_chunk_reader_init(&r, delta_chunk, sizeof(delta_chunk)), "delta chunk: init again");
+	r.skip_kept = true;
+	for (i = 0; i < 5; i++)
+	{
+		int			rc = iso_chunk_reader_next(&r);
+		int32		j;
+		bool		same = rc == 1 && r.row.list_len == delta_list_lens[i] &&
+			r.row.list_kept == delta_kept[i];
+
+		for (j = r.row.list_kept; same && j < r.row.list_len; j++)
+			same = r.row.list[j].len == delta_lists[i][j].len &&
+				memcmp(r.row.list[j].ptr, delta_lists[i][j].ptr, delta_lists[i][j].len) == 0;
+		ok(same, "delta chunk, skip_kept: row %d's elements after the kept ones", i + 1);
+	}
+	iso_chunk_reader_free(&r);
 }
 
 static void

@@ -978,6 +978,8 @@ list_reads_random(bool kept)
 				same++;
 			if (rnd_int(4) == 0)
 				same = rnd_int(same + 1);	/* less than it could: still right */
+			for (j = 0; j < same; j++)
+				el[j] = (IsoSlice) {"not read", 8};	/* the kept are not read */
 			iso_history_add_list_kept(&h, 0, (IsoSlice) {key, (int32) strlen(key)},
 									  el, n, same);
 		}
@@ -1058,6 +1060,40 @@ add_op_to_txn_of(void *arg)
 		_exit(4);
 }
 
+/* A read of key x after [a], said to keep *arg elements of it. */
+static void
+add_list_keeping(void *arg)
+{
+	int32		kept = *(int32 *) arg;
+	IsoSlice	abc[3] = {{"a", 1}, {"b", 1}, {"c", 1}};
+	IsoHistory	h;
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	iso_history_add_txn(&h, 1, ISO_STATUS_OK, false, 0, ISO_NO_TIME, ISO_NO_TIME);
+	iso_history_add_list(&h, 0, (IsoSlice) {"x", 1}, abc, 1);
+	iso_history_add_list_kept(&h, 1, (IsoSlice) {"x", 1}, abc, 3, kept);
+}
+
+static void
+list_kept_limit(void)
+{
+	int32		kept = 1;
+	char		said[256];
+
+	ok(run_in_child(add_list_keeping, &kept) == CHILD_RETURNED,
+	   "a list read keeping the 1 element of the key's previous read");
+	kept = 2;
+	ok(child_stops_saying(add_list_keeping, &kept,
+						  "a list read keeps more elements than the key's previous read has",
+						  said, sizeof(said)),
+	   "keeping 2 of the previous read's 1 stops the check, saying so (%s)", said);
+	kept = -1;
+	ok(child_stops_saying(add_list_keeping, &kept,
+						  "a list read keeps more elements than the key's previous read has",
+						  said, sizeof(said)),
+	   "keeping -1 stops the check (%s)", said);
+}
+
 static void
 list_len_limit(void)
 {
@@ -1130,6 +1166,7 @@ main(void)
 	txn_ops_limit();
 	list_reads_random(false);
 	list_reads_random(true);
+	list_kept_limit();
 	list_len_limit();
 	return tap_done();
 }
