@@ -32,7 +32,7 @@ lookup_len(const char *const *names, int n, const char *s, size_t len)
 	int			i;
 
 	for (i = 0; i < n; i++)
-		if (names[i] != NULL && strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+		if (names[i] != NULL && strncmp(names[i], s, len) == 0 && names[i][len] == '\0')
 			return i;
 	return -1;
 }

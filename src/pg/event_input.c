@@ -86,6 +86,7 @@ typedef struct InputState
 	AttrNumber	view_att[INPUT_MAX_COLS];	/* our column i in the view */
 	IsoEventStore *store;		/* events under 0.5.0: packed (event_store.c) */
 	HTAB	   *checked;		/* history ids checked and locked */
+	HeapTuple	null_row;		/* the view's row of NULLs, for a COPY */
 	int64		last_checked;
 	bool		busy;			/* inside iso_input_row for this state */
 } InputState;
@@ -544,26 +545,27 @@ copying_into(Relation view)
 }
 
 /*
- * A tuple of no columns, which the executor reads as a row of NULLs: what
- * the trigger returns to a COPY.  The executor deforms any tuple but the
- * one it passed into the statement's slot, and deforming a copy of the
- * whole row (below) cost a twentieth of a COPY's time.
+ * The view's row with every column NULL, made once per statement: what the
+ * trigger returns to a COPY.  The executor deforms any tuple but the one it
+ * passed into the statement's slot, and deforming a copy of the whole row
+ * (below) cost a twentieth of a COPY's time; a tuple of fewer columns has
+ * the rest looked up as added columns, one call each.
  */
 static HeapTuple
-no_columns_tuple(void)
+null_row(InputState *st, Relation view)
 {
-	static HeapTuple tuple = NULL;
-
-	if (tuple == NULL)
+	if (st->null_row == NULL)
 	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-		Datum		values[1] = {(Datum) 0};
-		bool		nulls[1] = {true};
+		TupleDesc	desc = RelationGetDescr(view);
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+		Datum	   *values = palloc0(sizeof(Datum) * Max(desc->natts, 1));
+		bool	   *nulls = palloc(sizeof(bool) * Max(desc->natts, 1));
 
-		tuple = heap_form_tuple(CreateTemplateTupleDesc(0), values, nulls);
+		memset(nulls, true, sizeof(bool) * Max(desc->natts, 1));
+		st->null_row = heap_form_tuple(desc, values, nulls);
 		MemoryContextSwitchTo(old);
 	}
-	return tuple;
+	return st->null_row;
 }
 
 /*
@@ -625,13 +627,13 @@ iso_input_row(PG_FUNCTION_ARGS)
 	 * of the statement -- some 250 bytes per row, gigabytes for a large
 	 * history, and a tenth of the COPY's time in malloc and page faults.
 	 * Given another tuple it frees its copy; this one lives in the
-	 * trigger call's per-row memory.  A COPY gets a tuple of no columns
-	 * instead (no_columns_tuple).
+	 * trigger call's per-row memory.  A COPY gets a row of NULLs instead
+	 * (null_row).
 	 */
 	if (!stored)
 		return PointerGetDatum(NULL);
 	if (copying_into(view))
-		return PointerGetDatum(no_columns_tuple());
+		return PointerGetDatum(null_row(st, view));
 	return PointerGetDatum(heap_copytuple(trigdata->tg_trigtuple));
 }
 

@@ -27,7 +27,7 @@ SELECT count(*) FROM iso_event WHERE history_id = 41;
 INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, value)
 VALUES (41, 100001, 'ok', 0, 'append', 'k', 'x') RETURNING txn_id, key, value;
 
--- A COPY gets a row of no columns back (it only counts rows), an INSERT
+-- A COPY gets a row of NULLs back (it only counts rows), an INSERT
 -- its row: RETURNING after a COPY in the same transaction, after a COPY
 -- that failed in a savepoint, and COPY without progress reports.
 BEGIN;
