@@ -44,6 +44,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/progress.h"
+#include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
@@ -545,6 +546,33 @@ copying_into(Relation view)
 }
 
 /*
+ * Whether no INSTEAD OF INSERT row trigger fires after ours on the view:
+ * each such trigger gets the row the one before it returned, so only the
+ * last one may return NULLs.  (isograph's is the only one unless the
+ * view's owner adds another.)
+ */
+static bool
+last_row_trigger(TriggerData *trigdata)
+{
+	TriggerDesc *desc = trigdata->tg_relation->trigdesc;
+	bool		after_ours = false;
+	int			i;
+
+	for (i = 0; desc != NULL && i < desc->numtriggers; i++)
+	{
+		Trigger    *t = &desc->triggers[i];
+
+		if (t->tgoid == trigdata->tg_trigger->tgoid)
+			after_ours = true;
+		else if (after_ours &&
+				 TRIGGER_TYPE_MATCHES(t->tgtype, TRIGGER_TYPE_ROW,
+									  TRIGGER_TYPE_INSTEAD, TRIGGER_TYPE_INSERT))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The view's row with every column NULL, made once per statement: what the
  * trigger returns to a COPY.  The executor deforms any tuple but the one it
  * passed into the statement's slot, and deforming a copy of the whole row
@@ -628,11 +656,11 @@ iso_input_row(PG_FUNCTION_ARGS)
 	 * history, and a tenth of the COPY's time in malloc and page faults.
 	 * Given another tuple it frees its copy; this one lives in the
 	 * trigger call's per-row memory.  A COPY gets a row of NULLs instead
-	 * (null_row).
+	 * (null_row), unless another INSTEAD OF trigger of the view follows.
 	 */
 	if (!stored)
 		return PointerGetDatum(NULL);
-	if (copying_into(view))
+	if (copying_into(view) && last_row_trigger(trigdata))
 		return PointerGetDatum(null_row(st, view));
 	return PointerGetDatum(heap_copytuple(trigdata->tg_trigtuple));
 }

@@ -52,4 +52,17 @@ COPY iso_event (history_id, txn_id, status, pos, op, key, value) FROM STDIN (FOR
 COMMIT;
 SELECT txn_id, key, value FROM iso_event WHERE history_id = 41 AND txn_id > 100000 ORDER BY txn_id;
 
+-- Another INSTEAD OF trigger after isograph's (added by the view's owner)
+-- gets the row, from a COPY too.
+CREATE TEMP TABLE seen (txn_id bigint, key text);
+CREATE FUNCTION pg_temp.see_row() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN INSERT INTO seen VALUES (NEW.txn_id, NEW.key); RETURN NEW; END$$;
+CREATE TRIGGER zz_see INSTEAD OF INSERT ON iso_event
+	FOR EACH ROW EXECUTE FUNCTION pg_temp.see_row();
+COPY iso_event (history_id, txn_id, status, pos, op, key, value) FROM STDIN (FORMAT csv);
+41,100007,ok,0,append,k,t
+\.
+DROP TRIGGER zz_see ON iso_event;
+SELECT * FROM seen;
+
 SELECT iso_delete_history(41);
