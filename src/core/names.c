@@ -123,26 +123,25 @@ NAMED_ENUM(status, IsoStatus, status_names)
 NAMED_ENUM(op, IsoOpKind, op_names)
 
 /* Statuses and ops as texts of a length (a row's columns, without a copy). */
+#define PARSE_LEN(names, s, len, out, type) \
+	do { \
+		int			i_ = lookup_len(names, (int) (sizeof(names) / sizeof(names[0])), (s), (len)); \
+		if (i_ < 0) \
+			return false; \
+		*(out) = (type) i_; \
+		return true; \
+	} while (0)
+
 bool
 iso_status_parse_len(const char *s, size_t len, IsoStatus *status)
 {
-	int			i = lookup_len(status_names, (int) (sizeof(status_names) / sizeof(status_names[0])), s, len);
-
-	if (i < 0)
-		return false;
-	*status = (IsoStatus) i;
-	return true;
+	PARSE_LEN(status_names, s, len, status, IsoStatus);
 }
 
 bool
 iso_op_parse_len(const char *s, size_t len, IsoOpKind *op)
 {
-	int			i = lookup_len(op_names, (int) (sizeof(op_names) / sizeof(op_names[0])), s, len);
-
-	if (i < 0)
-		return false;
-	*op = (IsoOpKind) i;
-	return true;
+	PARSE_LEN(op_names, s, len, op, IsoOpKind);
 }
 NAMED_ENUM(workload, IsoWorkload, workload_names)
 NAMED_ENUM(time_source, IsoTimeSource, time_source_names)
