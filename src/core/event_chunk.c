@@ -502,7 +502,7 @@ damaged(IsoChunkReader *r, const char *why)
 }
 
 static bool
-get_varint(IsoChunkReader *r, uint64 *out)
+get_varint_long(IsoChunkReader *r, uint64 *out)
 {
 	uint64		v = 0;
 	int			i;
@@ -525,6 +525,18 @@ get_varint(IsoChunkReader *r, uint64 *out)
 		}
 	}
 	return damaged(r, "a number is longer than 64 bits");
+}
+
+/* a varint; most are one byte (lengths, positions, small differences) */
+static inline bool
+get_varint(IsoChunkReader *r, uint64 *out)
+{
+	if (r->p < r->end && *r->p < 0x80)
+	{
+		*out = *r->p++;
+		return true;
+	}
+	return get_varint_long(r, out);
 }
 
 /* *field += the zigzag varint at r->p, in uint64 */
