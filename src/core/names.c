@@ -11,23 +11,9 @@
 #include "infer.h"
 #include "names.h"
 
-/* The index of s in names[0..n), or -1. */
+/* The index of the s of len bytes (not NUL-terminated) in names[0..n), or -1. */
 static int
-lookup(const char *const *names, int n, const char *s)
-{
-	int			i;
-
-	if (s == NULL)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (names[i] != NULL && strcmp(names[i], s) == 0)
-			return i;
-	return -1;
-}
-
-/* The same for a text of len bytes, not NUL-terminated. */
-static int
-lookup_len(const char *const *names, int n, const char *s, size_t len)
+lookup(const char *const *names, int n, const char *s, size_t len)
 {
 	int			i;
 
@@ -40,13 +26,19 @@ lookup_len(const char *const *names, int n, const char *s, size_t len)
 #define NAME_OF(names, v) \
 	(((int) (v) >= 0 && (int) (v) < (int) (sizeof(names) / sizeof(names[0])) && \
 	  names[(int) (v)] != NULL) ? names[(int) (v)] : "unknown")
-#define PARSE(names, s, out, type) \
+#define PARSE_LEN(names, s, len, out, type) \
 	do { \
-		int			i_ = lookup(names, (int) (sizeof(names) / sizeof(names[0])), (s)); \
+		int			i_ = lookup(names, (int) (sizeof(names) / sizeof(names[0])), (s), (len)); \
 		if (i_ < 0) \
 			return false; \
 		*(out) = (type) i_; \
 		return true; \
+	} while (0)
+#define PARSE(names, s, out, type) \
+	do { \
+		if ((s) == NULL) \
+			return false; \
+		PARSE_LEN(names, (s), strlen(s), out, type); \
 	} while (0)
 
 static const char *const status_names[] = {
@@ -123,15 +115,6 @@ NAMED_ENUM(status, IsoStatus, status_names)
 NAMED_ENUM(op, IsoOpKind, op_names)
 
 /* Statuses and ops as texts of a length (a row's columns, without a copy). */
-#define PARSE_LEN(names, s, len, out, type) \
-	do { \
-		int			i_ = lookup_len(names, (int) (sizeof(names) / sizeof(names[0])), (s), (len)); \
-		if (i_ < 0) \
-			return false; \
-		*(out) = (type) i_; \
-		return true; \
-	} while (0)
-
 bool
 iso_status_parse_len(const char *s, size_t len, IsoStatus *status)
 {

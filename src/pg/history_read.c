@@ -75,7 +75,6 @@ check_event_kind(IsoWorkload workload, const IsoEventRow *row)
 static void
 row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 {
-
 	memset(row, 0, sizeof(*row));
 	row->txn_id = DatumGetInt64(d[0]);
 	row->has_process = !isnull[1];
