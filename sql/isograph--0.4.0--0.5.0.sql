@@ -77,6 +77,26 @@ CREATE TRIGGER iso_event_change INSTEAD OF UPDATE OR DELETE ON @extschema@.iso_e
 CREATE TRIGGER iso_event_change_end AFTER UPDATE OR DELETE ON @extschema@.iso_event
 	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
 
+-- iso_event_load: iso_event with read_list as the text of its array
+-- literal ('{1,2,3}'), for bulk COPY.  The same CSV loads into either
+-- view and gives the same events; here the trigger cuts the literal
+-- into elements itself (src/pg/list_input.c) instead of COPY calling
+-- array_in for it, which is a quarter of a COPY of a list history.
+-- Reading it returns iso_event's rows with read_list as text.
+CREATE VIEW @extschema@.iso_event_load WITH (security_invoker = true) AS
+	SELECT history_id, txn_id, process, status, invoke_time, complete_time,
+		   pos, op, key, value, read_value,
+		   read_list::pg_catalog.text COLLATE "C" AS read_list
+	  FROM @extschema@.iso_event;
+COMMENT ON VIEW @extschema@.iso_event_load IS 'iso_event with read_list as text: the faster COPY target for the same rows';
+ALTER VIEW @extschema@.iso_event_load ALTER COLUMN history_id
+	SET DEFAULT pg_catalog.currval('@extschema@.iso_history_history_id_seq'::pg_catalog.regclass);
+GRANT SELECT, INSERT ON @extschema@.iso_event_load TO PUBLIC;
+CREATE TRIGGER iso_event_load_input INSTEAD OF INSERT ON @extschema@.iso_event_load
+	FOR EACH ROW EXECUTE FUNCTION @extschema@.iso_input_row();
+CREATE TRIGGER iso_event_load_input_end AFTER INSERT ON @extschema@.iso_event_load
+	FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.iso_input_end();
+
 -- Move the events, in key order, through the view's trigger, which packs
 -- them (the upgrading superuser sees every history).  Like any write of
 -- events, this outdates the histories' images: each history's next check

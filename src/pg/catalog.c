@@ -96,6 +96,13 @@ iso_table_name(IsoTable table)
 	return data_table_name(table, iso_extension_namespace());
 }
 
+/* A relation of the extension by name; InvalidOid if this version has none. */
+Oid
+iso_relation_oid(const char *name)
+{
+	return get_relname_relid(name, iso_extension_namespace());
+}
+
 /* The relation roles write to: the view iso_event (0.4.0) or the table. */
 Oid
 iso_table_public_oid(IsoTable table)

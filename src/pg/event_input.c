@@ -1,7 +1,11 @@
 /*
  * event_input.c
- *	  Rows written to the views iso_event and iso_version (COPY FROM,
- *	  INSERT): the INSTEAD OF trigger that stores them.
+ *	  Rows written to the views iso_event, iso_event_load and iso_version
+ *	  (COPY FROM, INSERT): the INSTEAD OF trigger that stores them.
+ *
+ * iso_event_load is iso_event with read_list as the text of its array
+ * literal, which this trigger cuts into elements itself (list_input.c)
+ * instead of COPY calling array_in.
  *
  * Since 0.4.0 roles have no INSERT on the tables that hold events and
  * version orders (iso_event_data, iso_version_data): a table-level INSERT,
@@ -73,6 +77,7 @@ typedef struct InputState
 {
 	IsoTable	table;			/* ISO_TABLE_EVENT or ISO_TABLE_VERSION */
 	Oid			viewid;
+	bool		list_as_text;	/* iso_event_load: read_list is text */
 	Oid			userid;			/* the role whose histories were checked */
 	SubTransactionId subid;		/* where the references were taken */
 	ResourceOwner owner;		/* the transaction's, which holds them */
@@ -192,7 +197,7 @@ input_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 
 /* Set up the state of a statement writing into view (of table). */
 static InputState *
-state_open(IsoTable table, Relation view)
+state_open(IsoTable table, Relation view, bool list_as_text)
 {
 	MemoryContext cxt;
 	MemoryContext old;
@@ -215,6 +220,7 @@ state_open(IsoTable table, Relation view)
 	st = palloc0(sizeof(InputState));
 	st->table = table;
 	st->viewid = RelationGetRelid(view);
+	st->list_as_text = list_as_text;
 	st->userid = GetUserId();
 	st->subid = GetCurrentSubTransactionId();
 	st->owner = CurTransactionResourceOwner;
@@ -228,6 +234,9 @@ state_open(IsoTable table, Relation view)
 		Oid			type;
 		const char *name = iso_table_column(table, i, &type);
 		int			a;
+
+		if (list_as_text && table == ISO_TABLE_EVENT && i == EVENT_READ_LIST - 1)
+			type = TEXTOID;
 
 		st->view_att[i] = InvalidAttrNumber;
 		for (a = 0; a < vdesc->natts; a++)
@@ -256,6 +265,10 @@ state_open(IsoTable table, Relation view)
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	st->last_checked = 0;
 
+	/* iso_event_load came with packed events (0.5.0) */
+	if (list_as_text && !(table == ISO_TABLE_EVENT && iso_events_packed()))
+		elog(ERROR, "view \"%s\" needs the packed events of isograph 0.5.0",
+			 RelationGetRelationName(view));
 	if (table == ISO_TABLE_EVENT && iso_events_packed())
 	{
 		st->store = iso_event_store_open();
@@ -392,7 +405,10 @@ pack_event(InputState *st, const Datum *values, const bool *nulls)
 	{
 		int			n = 0;
 
-		switch (iso_text_array_slices(values[EVENT_READ_LIST - 1], &list, &n))
+		Datum		d = values[EVENT_READ_LIST - 1];
+
+		switch (st->list_as_text ? iso_list_literal_slices(d, &list, &n) :
+				iso_text_array_slices(d, &list, &n))
 		{
 			case ISO_LIST_DIMENSIONS:
 				refuse_event("iso_event_read_list_check", ERRCODE_CHECK_VIOLATION, values, nulls,
@@ -454,7 +470,9 @@ insert_row(InputState *st, Datum *values, bool *nulls)
 static InputState *
 statement_state(Relation view)
 {
+	Oid			relid = RelationGetRelid(view);
 	IsoTable	table;
+	bool		list_as_text = false;
 	InputState *st;
 
 	/*
@@ -463,18 +481,26 @@ statement_state(Relation view)
 	 * the statement's state (a quarter of a COPY's time went to the
 	 * lookup).
 	 */
-	if (states[0] != NULL && states[0]->viewid == RelationGetRelid(view))
+	if (states[0] != NULL && states[0]->viewid == relid)
+	{
 		table = ISO_TABLE_EVENT;
-	else if (states[1] != NULL && states[1]->viewid == RelationGetRelid(view))
+		list_as_text = states[0]->list_as_text;
+	}
+	else if (states[1] != NULL && states[1]->viewid == relid)
 		table = ISO_TABLE_VERSION;
-	else if (RelationGetRelid(view) == iso_table_public_oid(ISO_TABLE_EVENT))
+	else if (relid == iso_table_public_oid(ISO_TABLE_EVENT))
 		table = ISO_TABLE_EVENT;
-	else if (RelationGetRelid(view) == iso_table_public_oid(ISO_TABLE_VERSION))
+	else if (relid == iso_relation_oid("iso_event_load"))
+	{
+		table = ISO_TABLE_EVENT;
+		list_as_text = true;
+	}
+	else if (relid == iso_table_public_oid(ISO_TABLE_VERSION))
 		table = ISO_TABLE_VERSION;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("iso_input_row() fires only on iso_event and iso_version, not on \"%s\"",
+				 errmsg("iso_input_row() fires only on iso_event, iso_event_load and iso_version, not on \"%s\"",
 						RelationGetRelationName(view)),
 				 errhint("It is isograph's own trigger function; do not attach it to other views.")));
 
@@ -486,14 +512,20 @@ statement_state(Relation view)
 						RelationGetRelationName(view)),
 				 errdetail("A trigger on %s wrote into %s.", iso_table_name(table),
 						   RelationGetRelationName(view))));
-	/* another role's statement (SECURITY DEFINER): its own checks */
-	if (st != NULL && st->userid != GetUserId())
+
+	/*
+	 * Another role's statement (SECURITY DEFINER) makes its own checks; a
+	 * statement into the other events view (run between two rows of this
+	 * one, by a function) reads read_list its own way.  The rows stored so
+	 * far are written first.
+	 */
+	if (st != NULL && (st->userid != GetUserId() || st->viewid != relid))
 	{
 		state_close(st);
 		states[state_slot(table)] = st = NULL;
 	}
 	if (st == NULL)
-		states[state_slot(table)] = st = state_open(table, view);
+		states[state_slot(table)] = st = state_open(table, view, list_as_text);
 	return st;
 }
 
@@ -597,7 +629,7 @@ null_row(InputState *st, Relation view)
 }
 
 /*
- * INSTEAD OF INSERT row trigger on iso_event and iso_version.
+ * INSTEAD OF INSERT row trigger on iso_event, iso_event_load and iso_version.
  */
 Datum
 iso_input_row(PG_FUNCTION_ARGS)
@@ -729,8 +761,8 @@ iso_event_change_row(PG_FUNCTION_ARGS)
 
 /*
  * AFTER INSERT (and, on iso_event, UPDATE or DELETE) statement trigger on
- * iso_event and iso_version: the statement's rows are stored; release what
- * it kept.
+ * iso_event, iso_event_load and iso_version: the statement's rows are
+ * stored; release what it kept.
  */
 Datum
 iso_input_end(PG_FUNCTION_ARGS)

@@ -3,9 +3,7 @@
  *	  Reading the packed events of iso_event_chunk (0.5.0): a chunk's rows
  *	  for the view iso_event (iso_event_rows) and for the readers
  *	  (history_read.c, the store's rewrite in event_store.c), converted to
- *	  the database encoding when the chunk was packed in another; and the
- *	  walk of a read_list array that both the view's trigger and the
- *	  reader of 0.4.0's rows use.
+ *	  the database encoding when the chunk was packed in another.
  *
  * The format is src/core/event_chunk.h; unpacking checks every length, so
  * a damaged chunk is an ERROR (XX001), never a read outside it.
@@ -21,38 +19,6 @@
 
 #include "event_chunk.h"
 #include "isograph.h"
-
-/*
- * The elements of a read_list (text[]) as slices into the array, without
- * deconstruct_array's copies; the slices are allocated in the current
- * context.  A list read is one-dimensional and has no NULL element: the
- * result says which rule the array breaks, if any.
- */
-IsoListCheck
-iso_text_array_slices(Datum d, IsoSlice **elems, int *n)
-{
-	ArrayType  *arr = DatumGetArrayTypeP(d);
-	IsoSlice   *e;
-	char	   *p;
-	int			i;
-
-	if (ARR_NDIM(arr) > 1)
-		return ISO_LIST_DIMENSIONS;
-	if (ARR_HASNULL(arr) && array_contains_nulls(arr))
-		return ISO_LIST_NULL_ELEMENT;
-	*n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	e = palloc(sizeof(IsoSlice) * Max(*n, 1));
-	p = ARR_DATA_PTR(arr);
-	for (i = 0; i < *n; i++)
-	{
-		e[i].ptr = VARDATA_ANY(p);
-		e[i].len = VARSIZE_ANY_EXHDR(p);
-		p = att_addlength_pointer(p, -1, p);
-		p = (char *) att_align_nominal(p, TYPALIGN_INT);
-	}
-	*elems = e;
-	return ISO_LIST_OK;
-}
 
 /*
  * Unpacking a chunk: the strings of a chunk packed in another database

@@ -41,6 +41,7 @@ extern bool iso_table_exists(IsoTable table);
 extern const char *iso_table_name(IsoTable table);
 extern char *iso_qualified_table_name(IsoTable table);
 extern Oid	iso_table_public_oid(IsoTable table);
+extern Oid	iso_relation_oid(const char *name);
 
 /* Running isograph's own writes as the tables' owner (catalog.c). */
 typedef struct IsoOwnerSwitch
@@ -166,7 +167,7 @@ iso_datum_op(Datum d, IsoOpKind *op)
 	return iso_op_parse_len(s.ptr, (size_t) s.len, op);
 }
 
-/* read_list as slices (event_unpack.c) */
+/* read_list as slices (list_input.c) */
 typedef enum IsoListCheck
 {
 	ISO_LIST_OK,
@@ -174,6 +175,7 @@ typedef enum IsoListCheck
 	ISO_LIST_NULL_ELEMENT
 } IsoListCheck;
 extern IsoListCheck iso_text_array_slices(Datum d, IsoSlice **elems, int *n);
+extern IsoListCheck iso_list_literal_slices(Datum d, IsoSlice **elems, int *n);
 /* a history's events are about to change: outdate its image (image_store.c) */
 extern void iso_image_events_written(int64 history_id);
 

@@ -202,6 +202,27 @@ SQL
 		eq "$out" "$(printf 'cl\xe9|cr\xe8me br\xfbl\xe9e' | od -An -tx1 | tr -d ' \n')" "LATIN1: COPY row with non-ASCII text stored in LATIN1"
 	fi
 
+	# 5b. a list read with characters of the encoding through iso_event and
+	#     iso_event_load (which cuts the literal itself): the same elements
+	out=$(qe "$db" 2>&1 <<SQL
+INSERT INTO iso_history (name, workload) VALUES ('list-array', 'list-append');
+COPY iso_event (txn_id, status, pos, op, key, read_list) FROM STDIN WITH (FORMAT csv);
+1,ok,0,r,k,"{a,$raw,$raw$raw}"
+2,ok,0,r,k,"{""$raw b"",$raw}"
+\\.
+INSERT INTO iso_history (name, workload) VALUES ('list-text', 'list-append');
+COPY iso_event_load (txn_id, status, pos, op, key, read_list) FROM STDIN WITH (FORMAT csv);
+1,ok,0,r,k,"{a,$raw,$raw$raw}"
+2,ok,0,r,k,"{""$raw b"",$raw}"
+\\.
+SELECT string_agg(a.read_list[2] || '/' || cardinality(a.read_list) || '/' || (a.read_list = t.read_list), ' ' ORDER BY a.txn_id)
+  FROM iso_event a JOIN iso_history ha ON ha.history_id = a.history_id AND ha.name = 'list-array'
+  JOIN iso_event t ON t.txn_id = a.txn_id
+  JOIN iso_history ht ON ht.history_id = t.history_id AND ht.name = 'list-text';
+SQL
+)
+	eq "$out" "$raw/3/true $raw/2/true" "$enc: list literals with characters of the encoding: the same elements through iso_event_load"
+
 	# 6. dump, restore into a fresh database of the encoding, compare
 	before=$(snapshot "$db" 2>&1)
 	pg_dump -Fc -d "$db" -f "$WORK/$enc.dump" 2>"$WORK/$enc.dump.err"

@@ -1,11 +1,12 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(89);
+SELECT plan(95);
 
 SELECT has_table('iso_history');
 SELECT has_view('iso_event');
 SELECT has_view('iso_version');
+SELECT has_view('iso_event_load');
 SELECT has_table('iso_event_chunk');
 SELECT has_table('iso_version_data');
 SELECT has_table('iso_edge');
@@ -26,6 +27,12 @@ SELECT ok((SELECT (attstorage, attcompression) = ('e', '')
 SELECT columns_are('iso_event',
   ARRAY['history_id', 'txn_id', 'process', 'status', 'invoke_time', 'complete_time',
         'pos', 'op', 'key', 'value', 'read_value', 'read_list']);
+-- iso_event_load: iso_event's columns, in iso_event's order (the same CSV)
+SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+            WHERE attrelid = 'iso_event_load'::regclass AND attnum > 0),
+          (SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+            WHERE attrelid = 'iso_event'::regclass AND attnum > 0),
+          'iso_event_load has the columns of iso_event, in order');
 SELECT columns_are('iso_version', ARRAY['history_id', 'key', 'position', 'value']);
 SELECT columns_are('iso_edge',
   ARRAY['history_id', 'from_txn', 'to_txn', 'type', 'key', 'from_event', 'to_event']);
@@ -46,6 +53,7 @@ SELECT has_index('iso_edge', 'iso_edge_to_idx', ARRAY['history_id', 'to_txn']);
 SELECT col_type_is('iso_event', 'key', 'text');
 SELECT col_type_is('iso_event', 'value', 'text');
 SELECT col_type_is('iso_event', 'read_list', 'text[]');
+SELECT col_type_is('iso_event_load', 'read_list', 'text');
 SELECT col_type_is('iso_history', 'metadata', 'jsonb');
 SELECT col_not_null('iso_event_chunk', 'data');
 SELECT columns_are('iso_event_chunk',
@@ -103,6 +111,8 @@ SELECT trigger_is('iso_event', 'iso_event_input_end', 'iso_input_end');
 SELECT trigger_is('iso_event', 'iso_event_change', 'iso_event_change_row');
 SELECT trigger_is('iso_event', 'iso_event_change_end', 'iso_input_end');
 SELECT trigger_is('iso_version', 'iso_version_input_end', 'iso_input_end');
+SELECT trigger_is('iso_event_load', 'iso_event_load_input', 'iso_input_row');
+SELECT trigger_is('iso_event_load', 'iso_event_load_input_end', 'iso_input_end');
 -- users read everything of theirs, write through the views and the
 -- column privileges of iso_history; no table-level write (LOCK TABLE)
 SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT']);
@@ -112,6 +122,7 @@ SELECT table_privs_are('iso_version_data', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_edge', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('iso_event', 'public', ARRAY['SELECT', 'INSERT']);
 SELECT table_privs_are('iso_version', 'public', ARRAY['SELECT', 'INSERT']);
+SELECT table_privs_are('iso_event_load', 'public', ARRAY['SELECT', 'INSERT']);
 SELECT sequence_privs_are('iso_history_history_id_seq', 'public', ARRAY['SELECT']);
 SELECT column_privs_are('iso_history', 'name', 'public', ARRAY['SELECT', 'INSERT', 'UPDATE']);
 SELECT column_privs_are('iso_history', 'metadata', 'public', ARRAY['SELECT', 'INSERT', 'UPDATE']);

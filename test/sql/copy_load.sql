@@ -1,0 +1,108 @@
+-- iso_event_load: the same rows as iso_event, with read_list as the text
+-- of its array literal, which isograph cuts into elements itself (the
+-- common {a,b,c} form) or hands to array_in (every other form).  Whatever
+-- the form, a literal must give the events, or the error, that iso_event
+-- gives for it.
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS regress_iso_loader;
+DROP ROLE IF EXISTS regress_iso_other;
+CREATE ROLE regress_iso_loader;
+CREATE ROLE regress_iso_other;
+
+-- The error of writing literal lit into view for history h (ids as N),
+-- or 'ok'; and a row written into iso_event_load from inside a query.
+CREATE FUNCTION pg_temp.error_of(view text, h bigint, lit text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  d text;
+BEGIN
+  EXECUTE format('INSERT INTO %I (history_id, txn_id, status, pos, op, key, read_list) VALUES (%s, 9, ''ok'', 0, ''r'', ''k'', %L)',
+                 view, h, lit);
+  RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+  RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM || ' / ' || d, 'history \d+', 'history N');
+END $$;
+CREATE FUNCTION pg_temp.load_one(h bigint, t bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO iso_event_load (history_id, txn_id, status, pos, op, key, read_list)
+  VALUES (h, t, 'ok', 0, 'r', 'nested', '{' || t || ',' || t + 1 || '}');
+  RETURN t;
+END $$;
+
+-- 1. The same CSV through both views, as a role without any grant.
+SET ROLE regress_iso_loader;
+INSERT INTO iso_history (name, workload) VALUES ('lists-via-iso_event', 'list-append')
+RETURNING history_id AS h_array \gset
+\copy iso_event (txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list) FROM 'test/data/copy/lists.csv' WITH (FORMAT csv, HEADER true)
+INSERT INTO iso_history (name, workload) VALUES ('lists-via-iso_event_load', 'list-append')
+RETURNING history_id AS h_text \gset
+\copy iso_event_load (txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list) FROM 'test/data/copy/lists.csv' WITH (FORMAT csv, HEADER true)
+
+-- every event the same, element by element (no row in either difference)
+SELECT count(*) AS events,
+       (SELECT count(*) FROM iso_event WHERE history_id = :h_text) AS events_via_load
+  FROM iso_event WHERE history_id = :h_array;
+SELECT 'only via iso_event' AS side, * FROM (
+  SELECT txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list
+    FROM iso_event WHERE history_id = :h_array
+  EXCEPT ALL
+  SELECT txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list
+    FROM iso_event WHERE history_id = :h_text) d
+UNION ALL
+SELECT 'only via iso_event_load', * FROM (
+  SELECT txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list
+    FROM iso_event WHERE history_id = :h_text
+  EXCEPT ALL
+  SELECT txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list
+    FROM iso_event WHERE history_id = :h_array) d;
+-- what the lists are: elements, each quoted, and their count
+SELECT pos, key, cardinality(read_list) AS n,
+       (SELECT string_agg(quote_literal(e), ' ' ORDER BY o) FROM unnest(read_list) WITH ORDINALITY u(e, o)) AS elements
+  FROM iso_event WHERE history_id = :h_text AND op = 'r' ORDER BY txn_id, pos;
+-- the view reads back its literal, as iso_event's array prints
+SELECT pos, read_list, pg_typeof(read_list) FROM iso_event_load
+ WHERE history_id = :h_text AND txn_id = 2 AND pos IN (0, 2, 5, 11) ORDER BY pos;
+-- and the checks agree
+SELECT a.level, a.holds, b.holds AS holds_via_load
+  FROM iso_levels(:h_array) a JOIN iso_levels(:h_text) b USING (level)
+ WHERE a.holds IS DISTINCT FROM b.holds OR NOT a.holds;
+
+-- 2. Bad literals: the same error through both views, or none through
+--    either.
+SELECT lit, e AS error_via_iso_event,
+       pg_temp.error_of('iso_event_load', :h_text, lit) = e AS same_via_load
+  FROM unnest(ARRAY['{1,NULL}', '{null}', '{NULL,1}', '{{1},{2}}', '{1,,2}', '{,}', '{1,2',
+                    '1,2', '{a}b', '{"a}', '[1:2]={1}', '', '{1,2}}', '{1,2}x']) lit,
+       LATERAL pg_temp.error_of('iso_event', :h_array, lit) e;
+-- nothing of them was stored
+SELECT count(*) AS stored_by_bad_literals FROM iso_event WHERE history_id IN (:h_array, :h_text) AND txn_id = 9;
+
+-- 3. INSERT ... RETURNING gives the row as written.
+INSERT INTO iso_event_load (history_id, txn_id, status, pos, op, key, read_list)
+VALUES (:h_text, 10, 'ok', 0, 'r', 'k', '{7,8}') RETURNING txn_id, read_list;
+
+-- 4. Another role cannot write into, or see, this role's history through
+--    the new view; events are changed through iso_event only.
+RESET ROLE;
+SET ROLE regress_iso_other;
+SELECT pg_temp.error_of('iso_event_load', :h_text, '{1}') AS other_role_writes;
+SELECT count(*) AS other_role_sees FROM iso_event_load WHERE history_id = :h_text;
+RESET ROLE;
+SET ROLE regress_iso_loader;
+UPDATE iso_event_load SET key = 'q' WHERE history_id = :h_text;
+DELETE FROM iso_event_load WHERE history_id = :h_text;
+
+-- 5. A statement into one events view run between two rows of a statement
+--    into the other (a function in the SELECT): each keeps its own way of
+--    reading read_list, and every row of both is stored.
+INSERT INTO iso_event (history_id, txn_id, status, pos, op, key, read_list)
+SELECT :h_array, pg_temp.load_one(:h_text, t), 'ok', 0, 'r', 'outer', ARRAY[t::text]
+  FROM generate_series(100, 104) t;
+SELECT history_id = :h_text AS via_load, key, count(*), string_agg(read_list::text, ' ' ORDER BY txn_id)
+  FROM iso_event WHERE history_id IN (:h_array, :h_text) AND txn_id >= 100
+ GROUP BY 1, 2 ORDER BY 1, 2;
+
+RESET ROLE;
+SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
+DROP ROLE regress_iso_loader;
+DROP ROLE regress_iso_other;
