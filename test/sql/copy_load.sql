@@ -10,7 +10,8 @@ CREATE ROLE regress_iso_loader;
 CREATE ROLE regress_iso_other;
 
 -- The error of writing literal lit into view for history h (ids as N),
--- or 'ok'; and a row written into iso_event_load from inside a query.
+-- or 'ok'; a row written into iso_event_load from inside a query; the
+-- Gather nodes of a query's plan.
 CREATE FUNCTION pg_temp.error_of(view text, h bigint, lit text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   d text;
@@ -28,6 +29,17 @@ BEGIN
   VALUES (h, t, 'ok', 0, 'r', 'nested', '{' || t || ',' || t + 1 || '}');
   RETURN t;
 END $$;
+CREATE FUNCTION pg_temp.gathers(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	n bigint := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		n := n + (line LIKE '%Gather%')::int;
+	END LOOP;
+	RETURN n;
+END
+$$;
 
 -- 1. The same CSV through both views, as a role without any grant.
 SET ROLE regress_iso_loader;
@@ -101,6 +113,20 @@ SELECT :h_array, pg_temp.load_one(:h_text, t), 'ok', 0, 'r', 'outer', ARRAY[t::t
 SELECT history_id = :h_text AS via_load, key, count(*), string_agg(read_list::text, ' ' ORDER BY txn_id)
   FROM iso_event WHERE history_id IN (:h_array, :h_text) AND txn_id >= 100
  GROUP BY 1, 2 ORDER BY 1, 2;
+
+-- 6. Read in a parallel plan: the same rows as a serial one.
+SELECT md5(string_agg(read_list, '|' ORDER BY txn_id, pos)) AS serial_lists
+  FROM iso_event_load WHERE history_id = :h_text \gset
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET force_parallel_mode = on;
+SELECT pg_temp.gathers(format('SELECT read_list FROM iso_event_load WHERE history_id = %s', :h_text)) > 0 AS parallel_plan;
+SELECT md5(string_agg(read_list, '|' ORDER BY txn_id, pos)) = :'serial_lists' AS same_in_parallel
+  FROM iso_event_load WHERE history_id = :h_text;
+RESET force_parallel_mode;
+RESET max_parallel_workers_per_gather;
 
 RESET ROLE;
 SELECT count(*) AS deleted FROM (SELECT iso_delete_history(history_id) FROM iso_history) d;
