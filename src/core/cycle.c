@@ -234,8 +234,7 @@ iso_cycle_list_free(IsoCycleList *list)
 	if (list->cycles != NULL)
 	{
 		for (i = 0; i < list->n; i++)
-			if (list->cycles[i].edges != NULL)
-				iso_free(list->cycles[i].edges);
+			iso_free(list->cycles[i].edges);
 		iso_free(list->cycles);
 	}
 	list->cycles = NULL;
@@ -1226,8 +1225,7 @@ iso_scc_cache_free(IsoSccCache *cache)
 
 	for (i = 0; i < cache->n; i++)
 		sccs_free(&cache->sccs[i]);
-	if (cache->identity != NULL)
-		iso_free(cache->identity);
+	iso_free(cache->identity);
 	iso_free(cache);
 }
 
@@ -1353,8 +1351,7 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 	{
 		for (c = 0; c < (uint32) ctx.own_cache.n; c++)
 			sccs_free(&ctx.own_cache.sccs[c]);
-		if (ctx.own_cache.identity != NULL)
-			iso_free(ctx.own_cache.identity);
+		iso_free(ctx.own_cache.identity);
 	}
 	iso_free(ctx.covered);
 	if (ctx.stamp != NULL)
@@ -1367,8 +1364,7 @@ iso_find_cycles_cached(const IsoGraph *graph, IsoLevel level, uint32 max_per_kin
 		iso_free(ctx.best);
 		iso_free(ctx.tmp);
 	}
-	if (ctx.vpos != NULL)
-		iso_free(ctx.vpos);
+	iso_free(ctx.vpos);
 	if (ctx.rwin_start != NULL)
 	{
 		iso_free(ctx.rwin_start);

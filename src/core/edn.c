@@ -2629,8 +2629,7 @@ check_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 				ns[k] = sl;
 			}
 		}
-		if (P->wslots)
-			iso_free(P->wslots);
+		iso_free(P->wslots);
 		P->wslots = ns;
 		P->wcap = ncap;
 	}
@@ -2819,8 +2818,7 @@ ukey_find_hashed(Parser *P, const IsoSlice *key)
 				q = (q + 1) & (ncap - 1);
 			ns[q] = (uint32) j + 1;
 		}
-		if (P->ukslots)
-			iso_free(P->ukslots);
+		iso_free(P->ukslots);
 		P->ukslots = ns;
 		P->ukcap = ncap;
 	}
@@ -3150,8 +3148,7 @@ store_pending(Parser *P, Pending *pd)
 
 		while (ncap < need)
 			ncap *= 2;
-		if (pd->blob)
-			iso_free(pd->blob);
+		iso_free(pd->blob);
 		pd->blob = iso_alloc(ncap);
 		pd->blob_cap = ncap;
 	}
@@ -3257,8 +3254,7 @@ proc_slot(Parser *P, bool has_process, int64 process)
 				ns[k] = P->procs[j];
 			}
 		}
-		if (P->procs)
-			iso_free(P->procs);
+		iso_free(P->procs);
 		P->procs = ns;
 		P->proc_cap = ncap;
 	}
@@ -3432,36 +3428,23 @@ parser_free(Parser *P)
 	int32		i;
 
 	arena_free(&P->arena);
-	if (P->ops)
-		iso_free(P->ops);
-	if (P->elems)
-		iso_free(P->elems);
-	if (P->out)
-		iso_free(P->out);
+	iso_free(P->ops);
+	iso_free(P->elems);
+	iso_free(P->out);
 	for (i = 0; i < P->n_pend; i++)
-		if (P->pend[i].blob)
-			iso_free(P->pend[i].blob);
-	if (P->pend)
-		iso_free(P->pend);
-	if (P->procs)
-		iso_free(P->procs);
-	if (P->wslots)
-		iso_free(P->wslots);
-	if (P->wents)
-		iso_free(P->wents);
-	if (P->wpool)
-		iso_free(P->wpool);
+		iso_free(P->pend[i].blob);
+	iso_free(P->pend);
+	iso_free(P->procs);
+	iso_free(P->wslots);
+	iso_free(P->wents);
+	iso_free(P->wpool);
 	for (i = 0; i < (int32) P->nuk; i++)
 		if (P->ukeys[i].nwords > 1)
 			iso_free(P->ukeys[i].bits);
-	if (P->ukeys)
-		iso_free(P->ukeys);
-	if (P->ukslots)
-		iso_free(P->ukslots);
-	if (P->ukpool)
-		iso_free(P->ukpool);
-	if (P->uksmall)
-		iso_free(P->uksmall);
+	iso_free(P->ukeys);
+	iso_free(P->ukslots);
+	iso_free(P->ukpool);
+	iso_free(P->uksmall);
 }
 
 static bool
@@ -3884,7 +3867,6 @@ edn_stream_free(EdnStream *S)
 	if (S == NULL)
 		return;
 	parser_free(&S->P);
-	if (S->buf)
-		iso_free(S->buf);
+	iso_free(S->buf);
 	iso_free(S);
 }

@@ -58,7 +58,7 @@ typedef size_t Size;
 extern void *iso_alloc(size_t size);
 extern void *iso_alloc0(size_t size);
 extern void *iso_realloc(void *ptr, size_t size);
-extern void iso_free(void *ptr);
+extern void iso_free(void *ptr);	/* NULL: nothing to free, as free() */
 
 /* Long loops call this: CHECK_FOR_INTERRUPTS and the memory limit. */
 extern void iso_host_tick(void);
