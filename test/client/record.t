@@ -423,6 +423,23 @@ for my $wl (qw(list-append rw-register)) {
 		is(psql("dbname=$STORE user=$user", "SELECT count(*) FROM iso_history WHERE owner::text <> '$user'"), 0,
 			"--store as a non-superuser ($wl): the role sees no other role's history");
 	}
+	# The events go into iso_event_load (isograph 0.5.0), which cuts
+	# read_list itself.  Writing events by any path takes INSERT on
+	# iso_event (the loaders' one gate, src/pg/writer.c), and COPY into
+	# iso_event_load takes INSERT on that view too: --store fails without
+	# either, naming the view it lacks.
+	my @store_args = ('--target', "dbname=$TARGET", '--store', "dbname=$STORE user=$user",
+		'--workload', 'list-append', '--txns', '30', '--clients', '2', '--quiet', '--seed', '7');
+	for my $view (qw(iso_event_load iso_event)) {
+		psql($STORE, "REVOKE INSERT ON $view FROM PUBLIC");
+		my ($rc, $out, $err) = record(@store_args, '--name', "without INSERT on $view");
+		psql($STORE, "GRANT INSERT ON $view TO PUBLIC");
+		isnt($rc, 0, "--store without INSERT on $view fails");
+		like($err, qr/COPY (?:\S+\.)?iso_event_load\b.*failed: .*permission denied for view $view\b/s,
+			"--store without INSERT on $view: the error names $view");
+	}
+	is(psql($STORE, "SELECT count(*) FROM iso_history WHERE name LIKE 'without INSERT on %'"), 0,
+		'--store refused: no history is left behind');
 	psql($STORE, "SELECT iso_delete_history(history_id) FROM iso_history WHERE owner = '$user'::regrole");
 	psql('postgres', "DROP ROLE $user");
 }
