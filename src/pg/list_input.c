@@ -19,6 +19,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/memutils.h"
 
 #include "isograph.h"
 
@@ -90,6 +91,8 @@ plain_literal_slices(const char *s, int len, IsoSlice **elems, int *n)
 		else if (literal_special((unsigned char) body[i]))
 			return false;
 	}
+	if (commas >= MaxArraySize)
+		return false;			/* array_in's "array size exceeds ..." */
 	if (blen == 0)
 	{
 		*elems = palloc(sizeof(IsoSlice));

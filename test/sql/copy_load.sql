@@ -23,6 +23,21 @@ EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
   RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM || ' / ' || d, 'history \d+', 'history N');
 END $$;
+-- The list stored by writing literal lit into view as transaction t of
+-- history h, or the error.
+CREATE FUNCTION pg_temp.outcome(view text, h bigint, t bigint, lit text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  stored text;
+  d text;
+BEGIN
+  EXECUTE format('INSERT INTO %I (history_id, txn_id, status, pos, op, key, read_list) VALUES (%s, %s, ''ok'', 0, ''r'', ''k'', %L)',
+                 view, h, t, lit);
+  SELECT read_list::text INTO stored FROM iso_event WHERE history_id = h AND txn_id = t;
+  RETURN 'stored ' || stored;
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+  RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM || ' / ' || d, 'history \d+', 'history N');
+END $$;
 CREATE FUNCTION pg_temp.load_one(h bigint, t bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO iso_event_load (history_id, txn_id, status, pos, op, key, read_list)
@@ -88,6 +103,37 @@ SELECT lit, e AS error_via_iso_event,
        LATERAL pg_temp.error_of('iso_event', :h_array, lit) e;
 -- nothing of them was stored
 SELECT count(*) AS stored_by_bad_literals FROM iso_event WHERE history_id IN (:h_array, :h_text) AND txn_id = 9;
+
+-- 2b. Random literals, most of them in braces, from pieces that array_in
+--     reads apart (quotes, backslashes, blanks, NULL in any case, empty
+--     elements, nesting, dimensions): each stores the same list through
+--     both views, or raises the same error through both.
+INSERT INTO iso_history (name, workload) VALUES ('random-via-iso_event', 'list-append')
+RETURNING history_id AS h_rand_array \gset
+INSERT INTO iso_history (name, workload) VALUES ('random-via-iso_event_load', 'list-append')
+RETURNING history_id AS h_rand_text \gset
+SELECT setseed(0.25);
+CREATE TEMP TABLE random_literal AS
+SELECT t, CASE WHEN random() < 0.85 THEN '{' || body || '}' ELSE body END AS lit
+  FROM (SELECT t, string_agg((ARRAY['1', '23', 'x', 'é', ',', ',', ',', 'NULL', 'null', 'nUlL', 'NULLS',
+                                    '"', '\', ' ', E'\t', '{', '}', '[1:1]=', ''''])
+                             [1 + floor(random() * 19)::int], '' ORDER BY i) AS body
+          FROM generate_series(1000, 2999) t, LATERAL generate_series(1, 1 + floor(random() * 7)::int + 0 * t) i
+         GROUP BY t) b;
+CREATE TEMP TABLE random_outcome AS
+SELECT t, lit, pg_temp.outcome('iso_event', :h_rand_array, t, lit) AS via_iso_event,
+       pg_temp.outcome('iso_event_load', :h_rand_text, t, lit) AS via_iso_event_load
+  FROM random_literal;
+-- both kinds of outcome are well represented, and none differs
+SELECT count(*) AS literals,
+       count(*) FILTER (WHERE via_iso_event LIKE 'stored %') > 300 AS many_stored,
+       count(*) FILTER (WHERE via_iso_event NOT LIKE 'stored %') > 300 AS many_refused,
+       count(DISTINCT via_iso_event) FILTER (WHERE via_iso_event NOT LIKE 'stored %') >= 4 AS several_errors
+  FROM random_outcome;
+SELECT t, lit, via_iso_event, via_iso_event_load FROM random_outcome
+ WHERE via_iso_event IS DISTINCT FROM via_iso_event_load ORDER BY t;
+SELECT iso_delete_history(:h_rand_array) AND iso_delete_history(:h_rand_text) AS deleted_random;
+DROP TABLE random_literal, random_outcome;
 
 -- 3. INSERT ... RETURNING gives the row as written.
 INSERT INTO iso_event_load (history_id, txn_id, status, pos, op, key, read_list)
