@@ -80,7 +80,6 @@ out=$(psql -X -q -A -t -v file="$WORK/big.edn" 2>&1 <<'SQL'
 \set edn `cat :file`
 SET statement_timeout = '300ms';
 SELECT iso_load_jepsen('hardening-cancelled-load', :'edn');
-\echo SQLSTATE :SQLSTATE
 RESET statement_timeout;
 SELECT 'left', count(*) FROM iso_history WHERE name = 'hardening-cancelled-load';
 SQL
@@ -141,6 +140,45 @@ if grep -q "canceling statement due to user request" "$WORK/dot-victim.out"; the
 else
 	skip "iso_dot finished before the cancel arrived (machine load)"
 fi
+
+# A COPY into iso_event_load cancelled part-way stores none of its rows,
+# and leaves nothing of its statement to the next: the same session then
+# copies the first rows of the same file into the same history, and gets
+# exactly them.  (The input trigger keeps per-statement state between rows.)
+cols="txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list"
+q -c "\copy (SELECT $cols FROM iso_event_load WHERE history_id = $big ORDER BY txn_id, pos) TO '$WORK/big.csv' WITH (FORMAT csv)"
+head -n 5 "$WORK/big.csv" >"$WORK/big-head.csv"
+chmod 644 "$WORK"/big*.csv
+t0=$(now_ms)
+q -c "INSERT INTO iso_history (name, workload) VALUES ('hardening-copy-timed', 'list-append')" \
+	-c "\copy iso_event_load ($cols) FROM '$WORK/big.csv' WITH (FORMAT csv)"
+copy_ms=$(( $(now_ms) - t0 ))
+q -c "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'hardening-copy-timed'" >/dev/null
+copy_to=$(( copy_ms / 3 ))
+out=$(psql -X -q -A -t -v to="$copy_to" 2>&1 <<SQL
+\set ON_ERROR_STOP off
+INSERT INTO iso_history (name, workload) VALUES ('hardening-cancelled-copy', 'list-append');
+SET statement_timeout = :to;
+\copy iso_event_load ($cols) FROM '$WORK/big.csv' WITH (FORMAT csv)
+RESET statement_timeout;
+SELECT 'left', count(*) FROM iso_event WHERE history_id = currval('iso_history_history_id_seq');
+\copy iso_event_load ($cols) FROM '$WORK/big-head.csv' WITH (FORMAT csv)
+SELECT 'then', count(*), string_agg(txn_id || '/' || pos || '/' || coalesce(read_list::text, value), ' ' ORDER BY txn_id, pos)
+  FROM iso_event WHERE history_id = currval('iso_history_history_id_seq');
+SQL
+)
+want=$(q -c "SELECT '5|' || string_agg(txn_id || '/' || pos || '/' || coalesce(read_list::text, value), ' ' ORDER BY txn_id, pos)
+  FROM (SELECT * FROM iso_event WHERE history_id = $big ORDER BY txn_id, pos LIMIT 5) e")
+diag "COPY of the big history's $(wc -l <"$WORK/big.csv") rows into iso_event_load: $copy_ms ms; cancelled at $copy_to ms"
+# (psql's \copy sets no SQLSTATE variable: the error says it)
+if grep -q "canceling statement due to statement timeout" <<<"$out"; then
+	ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "a COPY into iso_event_load cancelled at ${copy_to} ms stored none of its rows"
+	ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = "$want" ] && echo 0 || echo 1) \
+		"the same session then copies the file's first rows into that history and stores exactly them"
+else
+	skip "the COPY finished before the ${copy_to} ms timeout (machine load)" 2
+fi
+q -c "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'hardening-cancelled-copy'" >/dev/null
 
 q -c "SELECT iso_delete_history($small)" >/dev/null
 finish
