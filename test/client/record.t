@@ -444,6 +444,27 @@ for my $wl (qw(list-append rw-register)) {
 	psql('postgres', "DROP ROLE $user");
 }
 
+# A store still at isograph 0.4.0 has no iso_event_load: --store copies
+# into iso_event there, and the lists arrive whole.
+{
+	my $old = "${STORE}_040";
+	psql('postgres', "DROP DATABASE IF EXISTS $old WITH (FORCE)");
+	psql('postgres', "CREATE DATABASE $old");
+	psql($old, "CREATE EXTENSION isograph VERSION '0.4.0'");
+	is(psql($old, "SELECT to_regclass('iso_event_load') IS NULL"), 't', 'a 0.4.0 store has no iso_event_load');
+	my ($rc, $out, $err) = record('--target', "dbname=$TARGET", '--store', "dbname=$old",
+		'--workload', 'list-append', '--txns', '40', '--clients', '2', '--quiet', '--seed', '7',
+		'--name', 'into a 0.4.0 store');
+	is($rc, 0, '--store into a 0.4.0 store: stored') or diag($err);
+	my $id = last_line($out);
+	$id = 0 unless $id =~ /^\d+$/;
+	is(psql($old, "SELECT count(*) FILTER (WHERE op = 'r' AND read_list IS NOT NULL) > 0 AND max(cardinality(read_list)) > 0 "
+		. "FROM iso_event WHERE history_id = $id"),
+		't', '--store into a 0.4.0 store: events through iso_event, list reads with their elements');
+	is(psql($old, "SELECT count(*) FROM iso_levels($id)"), 9, '--store into a 0.4.0 store: the history is checked at all nine levels');
+	psql('postgres', "DROP DATABASE $old WITH (FORCE)");
+}
+
 # ---------------------------------------------------------------- --load
 # An EDN file streamed into iso_jepsen_input gives the rows iso_load_jepsen
 # gives for its text ('edn copy' above); errors store nothing.
