@@ -168,7 +168,7 @@ done
 # conc_script I: a psql script of random operations for session I, each run
 # only in the first conc_seconds (one session, one connection)
 conc_script() {
-	local i=$1 n name h ins
+	local i=$1 n name h ins view
 	RANDOM=$((i * 7919 + 17))
 	echo "\\set edn '$conc_edn'"
 	echo "SELECT clock_timestamp() + interval '$conc_seconds s' AS end_at \\gset"
@@ -188,11 +188,14 @@ conc_script() {
 		0) echo "SELECT iso_save_image($h);" ;;
 		1) echo "BEGIN; SELECT iso_save_image($h); SELECT pg_catalog.pg_sleep(0.05); COMMIT;" ;;
 		2) echo "$ins" ;;
-		3)	# COPY, as a loader does (the churn history's id changes: INSERT there)
+		3)	# COPY, as a loader does, into either events view (the churn
+			# history's id changes: INSERT there)
 			if [ "$name" = conc5-churn ]; then echo "$ins"; else
-				echo "COPY iso_event (history_id, txn_id, process, status, pos, op, key, value) FROM STDIN WITH (FORMAT csv);"
-				echo "${conc_id[$name]},$((i * 10000000 + n * 10)),$i,ok,0,append,c$i-$n-copy,1"
-				echo "${conc_id[$name]},$((i * 10000000 + n * 10 + 1)),$i,ok,0,append,c$i-$n-copy,2"
+				if [ $((n % 2)) = 0 ]; then view=iso_event; else view=iso_event_load; fi
+				echo "COPY $view (history_id, txn_id, process, status, pos, op, key, value, read_list) FROM STDIN WITH (FORMAT csv);"
+				echo "${conc_id[$name]},$((i * 10000000 + n * 10)),$i,ok,0,append,c$i-$n-copy,1,"
+				echo "${conc_id[$name]},$((i * 10000000 + n * 10 + 1)),$i,ok,0,append,c$i-$n-copy,2,"
+				echo "${conc_id[$name]},$((i * 10000000 + n * 10 + 2)),$i,ok,0,r,c$i-$n-copy,,\"{1,2}\""
 				echo '\.'
 			fi ;;
 		4) echo "SELECT iso_materialize_graph($h);" ;;
@@ -230,6 +233,14 @@ diag "deadlocks: $seen reported to the sessions, $deadlocks counted by the serve
 ok $([ "$seen" = 0 ] && [ "$deadlocks" = 0 ] && echo 0 || echo 1) "8 sessions mixing saves, deletes, graphs, loads and COPY: no deadlock"
 other=$(grep 'ERROR: ' "$WORK/conc5.err" | grep -vc 'does not exist\|already exists\|violates foreign key\|owner_name_key\|transaction is aborted\|deadlock detected')
 ok $([ "$other" = 0 ] && echo 0 || echo 1) "no error but of a history deleted or re-created by another session ($other others)"
+# the COPYs of both views arrived whole: each copied read kept its list
+copied=$(q -c "SELECT count(*) FILTER (WHERE split_part(key, '-', 2)::int % 2 = 0) || '/' ||
+                      count(*) FILTER (WHERE split_part(key, '-', 2)::int % 2 = 1) || '/' ||
+                      count(*) FILTER (WHERE read_list IS DISTINCT FROM '{1,2}')
+                 FROM iso_event WHERE key LIKE 'c%-copy' AND op = 'r'")
+diag "reads copied through iso_event / iso_event_load / with another list: $copied"
+ok $(awk -F/ '{ exit !($1 > 0 && $2 > 0 && $3 == 0) }' <<<"$copied" && echo 0 || echo 1) \
+	"COPYs into iso_event and iso_event_load among them stored their lists whole"
 # every image is of the history's current events: a check with it equals a
 # check from the events
 stale=0
