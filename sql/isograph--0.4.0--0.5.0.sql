@@ -139,3 +139,16 @@ $$;
 -- first line only (load.c): a SET clause cost a GUC save and restore per
 -- line.
 ALTER FUNCTION @extschema@.iso_jepsen_input_line() RESET search_path;
+
+-- iso_levels_jepsen_file: iso_levels_jepsen of a server file read in blocks
+CREATE FUNCTION @extschema@.iso_levels_jepsen_file(path text, workload text DEFAULT NULL,
+	OUT level text, OUT holds boolean, OUT violations bigint, OUT strongest boolean,
+	OUT note text, OUT method text, OUT search_constraints bigint,
+	OUT search_constraints_pruned bigint, OUT search_solver_calls integer,
+	OUT search_seconds double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'iso_levels_jepsen_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_levels_jepsen_file(text, text) IS
+'iso_levels_jepsen of an EDN file on the server, read in blocks (any size; needs pg_read_server_files)';

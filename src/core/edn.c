@@ -3782,6 +3782,22 @@ stream_too_long(EdnStream *S, size_t n)
 	return false;
 }
 
+/* Keep the start of the enclosing vector for "unterminated vector": its chunk dies. */
+static void
+stream_keep_outer(EdnStream *S)
+{
+	if (S->enclosed && S->outer_len == 0 && S->outer.start != NULL)
+	{
+		size_t		n = (size_t) (S->P.end - S->outer.start);
+
+		if (n > sizeof(S->outer_text))
+			n = sizeof(S->outer_text);
+		memcpy(S->outer_text, S->outer.start, n);
+		S->outer_len = n;
+		S->outer.start = NULL;
+	}
+}
+
 bool
 edn_stream_line(EdnStream *S, const char *line, size_t len)
 {
@@ -3821,17 +3837,7 @@ edn_stream_line(EdnStream *S, const char *line, size_t len)
 		stream_result(S, false);
 		return false;
 	}
-	if (S->enclosed && S->outer_len == 0 && S->outer.start != NULL)
-	{
-		/* keep the start of the vector for "unterminated vector" */
-		size_t		n = (size_t) (P->end - S->outer.start);
-
-		if (n > sizeof(S->outer_text))
-			n = sizeof(S->outer_text);
-		memcpy(S->outer_text, S->outer.start, n);
-		S->outer_len = n;
-		S->outer.start = NULL;
-	}
+	stream_keep_outer(S);
 	if (rest == NULL)
 		S->buf_len = 0;
 	else
@@ -3843,6 +3849,32 @@ edn_stream_line(EdnStream *S, const char *line, size_t len)
 		memmove(S->buf, rest, n);
 		S->buf_len = n;
 	}
+	return true;
+}
+
+/*
+ * Whole lines of a file read in blocks, parsed where they lie (no copy into
+ * the stream's buffer): *used is how much of text the complete records
+ * took; the caller passes the rest again at the front of its next block.
+ */
+bool
+edn_stream_text(EdnStream *S, const char *text, size_t len, size_t *used)
+{
+	const char *rest;
+
+	*used = 0;
+	if (S->failed)
+		return false;
+	stream_set_text(S, text, len);
+	if (!parse_records(S, false, &rest))
+	{
+		stream_result(S, false);
+		return false;
+	}
+	stream_keep_outer(S);
+	*used = rest == NULL ? len : (size_t) (rest - text);
+	if (len - *used > EDN_STREAM_MAX_PENDING)
+		return stream_too_long(S, len - *used);
 	return true;
 }
 

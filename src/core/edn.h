@@ -113,6 +113,16 @@ extern EdnStream *edn_stream_begin(IsoWorkload expected,
 								   EdnStats *stats, IsoParseError *err);
 /* One line, without its newline. */
 extern bool edn_stream_line(EdnStream *stream, const char *line, size_t len);
+/*
+ * Or fed blocks of whole lines (with their newlines) that it parses in
+ * place: *used is set to the bytes its complete records took, and the
+ * caller passes the rest again, followed by more lines.  Not mixed with
+ * edn_stream_line but for the very end: the last unfinished bytes (a file
+ * without a final newline, or a record cut short) go to edn_stream_line
+ * before edn_stream_finish.
+ */
+extern bool edn_stream_text(EdnStream *stream, const char *text, size_t len,
+							size_t *used);
 /* End of input: the last checks, and the invocations that never completed. */
 extern bool edn_stream_finish(EdnStream *stream);
 extern void edn_stream_free(EdnStream *stream);

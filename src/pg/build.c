@@ -166,6 +166,18 @@ iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_t
 	build_infer(build, false);
 }
 
+/* The same from an EDN file on the server, read in blocks (edn_file.c). */
+void
+iso_build_open_edn_file(IsoBuild *build, const char *path, IsoWorkload expected)
+{
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	build->history = *iso_history_from_edn_file(path, expected, build->cxt,
+												&build->time_source);
+	build->workload = build->history.workload;
+	build_infer(build, false);
+}
+
 void
 iso_build_close(IsoBuild *build)
 {

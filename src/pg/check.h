@@ -59,6 +59,8 @@ extern bool iso_build_try_open_unsorted(IsoBuild *build, int64 history_id);
 extern void iso_build_sort(IsoBuild *build);
 extern void iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected,
 							   bool free_text);
+extern void iso_build_open_edn_file(IsoBuild *build, const char *path,
+									IsoWorkload expected);
 extern void iso_build_close(IsoBuild *build);
 extern int64 iso_vertex_txn_id(const IsoBuild *build, uint32 vertex);
 extern List *iso_all_history_ids(void);

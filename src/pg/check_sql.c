@@ -25,6 +25,7 @@
 PG_FUNCTION_INFO_V1(iso_check);
 PG_FUNCTION_INFO_V1(iso_levels);
 PG_FUNCTION_INFO_V1(iso_levels_jepsen);
+PG_FUNCTION_INFO_V1(iso_levels_jepsen_file);
 PG_FUNCTION_INFO_V1(iso_dot);
 PG_FUNCTION_INFO_V1(iso_version_order_witness);
 
@@ -912,6 +913,33 @@ iso_levels_jepsen(PG_FUNCTION_ARGS)
 	edn = PG_GETARG_TEXT_PP(0);
 	iso_build_open_edn(&build, edn, expected,
 					   (Pointer) edn != DatumGetPointer(PG_GETARG_DATUM(0)));
+	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
+	iso_build_close(&build);
+	return (Datum) 0;
+}
+
+/*
+ * iso_levels_jepsen_file(path text, workload text DEFAULT NULL)
+ *	returns (level, holds, violations, strongest, note, ...)
+ *
+ * iso_levels_jepsen of an EDN file on the server, read in blocks: a file of
+ * any size (a text value stops at 1 GB), and no copy of it in memory.
+ * Relative paths are relative to the data directory, as for pg_read_file.
+ */
+Datum
+iso_levels_jepsen_file(PG_FUNCTION_ARGS)
+{
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	IsoBuild	build;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("file path must not be null")));
+	if (!PG_ARGISNULL(1))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(1));
+	InitMaterializedSRF(fcinfo, 0);
+	iso_build_open_edn_file(&build, text_to_cstring(PG_GETARG_TEXT_PP(0)), expected);
 	put_level_rows(&build, (ReturnSetInfo *) fcinfo->resultinfo);
 	iso_build_close(&build);
 	return (Datum) 0;

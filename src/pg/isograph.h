@@ -207,6 +207,17 @@ struct IsoHistory;
 extern struct IsoHistory *iso_history_from_edn(text *edn, IsoWorkload expected,
 												MemoryContext cxt,
 												IsoTimeSource *time_source);
+extern EdnStream *iso_memory_history_stream(IsoWorkload expected, MemoryContext cxt,
+											EdnHistory **eh, EdnStats *stats,
+											IsoParseError *err);
+extern struct IsoHistory *iso_memory_history_finish(EdnHistory *eh, const EdnStats *stats,
+													 const char *workload_hint,
+													 IsoTimeSource *time_source);
 extern IsoWorkload iso_workload_from_text(text *t);
+
+/* The same from a file on the server, read in blocks (edn_file.c). */
+extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
+													 MemoryContext cxt,
+													 IsoTimeSource *time_source);
 
 #endif							/* ISOGRAPH_H */

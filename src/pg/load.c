@@ -443,15 +443,36 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, memory_txn_callback, eh, &stats, &err))
 		iso_report_edn_error(&err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
-	report_skipped(&stats);
-	if (stats.workload == ISO_WORKLOAD_UNKNOWN)
+	return iso_memory_history_finish(eh, &stats, "iso_levels_jepsen(edn, 'rw-register')",
+									 time_source);
+}
+
+/*
+ * The same, for EDN that arrives in pieces (edn_file.c): a stream whose
+ * transactions go into *eh, a history in a child context of cxt.
+ */
+EdnStream *
+iso_memory_history_stream(IsoWorkload expected, MemoryContext cxt, EdnHistory **eh,
+						  EdnStats *stats, IsoParseError *err)
+{
+	*eh = edn_history_begin(cxt);
+	return edn_stream_begin(expected, memory_txn_callback, *eh, stats, err);
+}
+
+/* After the parser has seen the whole history: say what was skipped, finish it. */
+IsoHistory *
+iso_memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workload_hint,
+						  IsoTimeSource *time_source)
+{
+	report_skipped(stats);
+	if (stats->workload == ISO_WORKLOAD_UNKNOWN)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("cannot tell the workload of the history"),
 				 errdetail("The history has no writes and no reads that return a value."),
-				 errhint("Pass the workload explicitly, e.g. iso_levels_jepsen(edn, 'rw-register').")));
-	*time_source = stats.time_source;
-	return edn_history_finish(eh, stats.workload);
+				 errhint("Pass the workload explicitly, e.g. %s.", workload_hint)));
+	*time_source = stats->time_source;
+	return edn_history_finish(eh, stats->workload);
 }
 
 /*

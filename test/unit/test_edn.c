@@ -138,6 +138,65 @@ sink_cb(const EdnTxn *t, void *arg)
  */
 static bool stream_lines = false;
 
+/*
+ * When stream_lines is set and this is above 0, the lines go in blocks of
+ * this many through edn_stream_text instead, parsed where they lie in a
+ * buffer that keeps what a cut record left, as a server file is read
+ * (src/pg/edn_file.c); the bytes moved away are overwritten, so that a
+ * transaction still pointing into the buffer shows.
+ */
+static int	stream_block_lines = 0;
+
+static bool
+parse_stream_blocks(EdnStream *S, const char *text, size_t len)
+{
+	char	   *buf = malloc(len + 1);
+	size_t		blen = 0,
+				fed = 0;
+	const char *p = text,
+			   *end = text + len;
+	bool		r = true;
+
+	while (r && p < end)
+	{
+		const char *q = p;
+		const char *last_nl;
+		int			i;
+
+		for (i = 0; i < stream_block_lines && q < end; i++)
+		{
+			const char *nl = memchr(q, '\n', (size_t) (end - q));
+
+			q = nl ? nl + 1 : end;
+		}
+		memcpy(buf + blen, p, (size_t) (q - p));
+		blen += (size_t) (q - p);
+		p = q;
+		last_nl = NULL;
+		for (q = buf + blen; q > buf + fed; q--)
+			if (q[-1] == '\n')
+			{
+				last_nl = q - 1;
+				break;
+			}
+		if (last_nl != NULL)
+		{
+			size_t		used;
+
+			fed = (size_t) (last_nl - buf) + 1;
+			r = edn_stream_text(S, buf, fed, &used);
+			memmove(buf, buf + used, blen - used);
+			memset(buf + blen - used, 0xAA, used);
+			blen -= used;
+			fed -= used;
+		}
+	}
+	if (r && blen > 0)
+		r = edn_stream_line(S, buf, blen);
+	free(buf);
+	return r;
+}
+
 static bool
 parse_stream(const char *text, size_t len, IsoWorkload exp, EdnTxnCallback cb,
 			 void *arg, EdnStats *st, IsoParseError *e)
@@ -147,6 +206,11 @@ parse_stream(const char *text, size_t len, IsoWorkload exp, EdnTxnCallback cb,
 			   *end = text + len;
 	bool		r = true;
 
+	if (stream_block_lines > 0)
+	{
+		r = parse_stream_blocks(S, text, len);
+		p = end;
+	}
 	while (r && p < end)
 	{
 		const char *nl = memchr(p, '\n', (size_t) (end - p));
@@ -711,6 +775,9 @@ test_syntax_errors(void)
 			  ISO_PARSE_SYNTAX, 2, 2, "unterminated string '\"abc\\ndef'");
 	check_err("truncated enclosing vector", "[{:type :ok, :value [[:w 1 1]]}\n", UNK,
 			  ISO_PARSE_SYNTAX, 0, 1, "unterminated vector");
+	/* the vector's start is quoted, though the stream's chunk of it is gone */
+	check_err("truncated enclosing vector, quoted", "[{:type :ok, :value [[:w 1 1]]}\n{:type :ok, :value [[:w 1 2]]}\n", UNK,
+			  ISO_PARSE_SYNTAX, 0, 1, "unterminated vector '[{:type :ok");
 	check_err("unexpected character", "{:type :ok, :value [[:w 1 1]]}\n{:type :ok, :value [[:w 1 @2]]}", UNK,
 			  ISO_PARSE_SYNTAX, 2, 2, "unexpected character '@'");
 	check_err("unexpected non-ASCII outside strings", "{:type :ok, :value [[:w 1 1]] \xc3\xa9}", UNK,
@@ -1488,5 +1555,25 @@ main(void)
 	test_fuzz_regressions();
 	test_fast_paths();
 	test_fast_records();
+
+	/* and again in blocks of whole lines, parsed in place, as a server file */
+	for (stream_block_lines = 1; stream_block_lines <= 3; stream_block_lines += 2)
+	{
+		test_basic();
+		test_syntax_variants();
+		test_scalars();
+		test_pairing();
+		test_time_source();
+		test_many();
+		test_callback_stop();
+		test_syntax_errors();
+		test_invalid();
+		test_range();
+		test_workload();
+		test_duplicates();
+		test_fuzz_regressions();
+		test_fast_paths();
+		test_fast_records();
+	}
 	return tap_done();
 }

@@ -1,0 +1,158 @@
+/*
+ * edn_file.c
+ *	  A Jepsen EDN file on the server read into a history in memory, block
+ *	  by block (iso_levels_jepsen_file): no text value holds the file, so
+ *	  it may be of any size, and the backend holds the history and one
+ *	  block beside it.
+ *
+ * Reading a server file is what COPY FROM a file and pg_read_file do, and
+ * is allowed to the same roles: members of pg_read_server_files (and
+ * superusers).  Any other role loads the file from the client, with COPY
+ * into iso_jepsen_input.
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog/pg_authid.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/acl.h"
+#include "utils/wait_event.h"
+
+#include "history.h"
+#include "isograph.h"
+
+/* What one read() asks for. */
+#define EDN_FILE_BLOCK		((size_t) 8 * 1024 * 1024)
+/* The longest line read (a line may hold several records, or a part of one). */
+#define EDN_FILE_MAX_LINE	((size_t) 64 * 1024 * 1024)
+
+static void
+check_read_server_files(void)
+{
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read a history file on the server"),
+				 errdetail("Only roles with privileges of the \"pg_read_server_files\" role may read server files, as with COPY FROM a file."),
+				 errhint("From the client, any role can load the file: SELECT iso_begin_load(name, workload), then "
+						 "\\copy iso_jepsen_input FROM 'file' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02').")));
+}
+
+/*
+ * The buffer: [0, fed) are whole lines the stream has seen but not used
+ * (a record that goes on past them), [fed, len) the start of a line.
+ */
+typedef struct EdnFileBuffer
+{
+	char	   *data;
+	size_t		len;
+	size_t		fed;
+	size_t		cap;
+} EdnFileBuffer;
+
+/* Read more of the file after what the buffer holds; false at its end. */
+static bool
+read_block(int fd, const char *path, EdnFileBuffer *b)
+{
+	ssize_t		n;
+
+	if (b->cap - b->len < EDN_FILE_BLOCK)
+	{
+		if (b->len > EDN_FILE_MAX_LINE)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("a line of file \"%s\" is longer than %zu bytes", path, EDN_FILE_MAX_LINE),
+					 errdetail("A history file is read line by line; a line may hold several records, but not more than %zu bytes.",
+							   EDN_FILE_MAX_LINE),
+					 errhint("Put the records on lines of their own, as Jepsen writes them.")));
+		b->cap = b->len + EDN_FILE_BLOCK;
+		b->data = repalloc(b->data, b->cap);
+	}
+	pgstat_report_wait_start(WAIT_EVENT_COPY_FILE_READ);
+	n = read(fd, b->data + b->len, EDN_FILE_BLOCK);
+	pgstat_report_wait_end();
+	if (n < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m", path)));
+	b->len += (size_t) n;
+	return n > 0;
+}
+
+/*
+ * Give the stream the whole lines read so far (checked to be in the
+ * database encoding, as a text value would be) and keep what it did not use.
+ */
+static void
+feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
+{
+	size_t		end;
+	size_t		used;
+
+	for (end = b->len; end > b->fed && b->data[end - 1] != '\n'; end--)
+		;
+	if (end == b->fed)
+		return;
+	pg_verifymbstr(b->data + b->fed, (int) (end - b->fed), false);
+	b->fed = end;
+	if (!edn_stream_text(stream, b->data, b->fed, &used))
+		iso_report_edn_error(err, b->data, b->len);
+	memmove(b->data, b->data + used, b->len - used);
+	b->len -= used;
+	b->fed -= used;
+}
+
+IsoHistory *
+iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
+						  IsoTimeSource *time_source)
+{
+	EdnHistory *eh;
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream;
+	EdnFileBuffer b;
+	struct stat st;
+	int			fd;
+
+	check_read_server_files();
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\" for reading: %m", path)));
+	if (fstat(fd, &st) < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat file \"%s\": %m", path)));
+	if (S_ISDIR(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a directory", path)));
+
+	stream = iso_memory_history_stream(expected, cxt, &eh, &stats, &err);
+	b.cap = EDN_FILE_BLOCK;
+	b.data = palloc(b.cap);
+	b.len = b.fed = 0;
+	while (read_block(fd, path, &b))
+	{
+		CHECK_FOR_INTERRUPTS();
+		feed_lines(stream, &b, &err);
+	}
+	CloseTransientFile(fd);
+
+	/* the last line, if it has no newline, and what a record left unused */
+	pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
+	if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
+		iso_report_edn_error(&err, b.data, b.len);
+	if (!edn_stream_finish(stream))
+		iso_report_parse_error(&err, "EDN");
+	edn_stream_free(stream);
+	pfree(b.data);
+	return iso_memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
+									 time_source);
+}
