@@ -26,8 +26,8 @@
 #include "history.h"
 #include "isograph.h"
 
-/* What one read() asks for. */
-#define EDN_FILE_BLOCK		((size_t) 8 * 1024 * 1024)
+/* What one read() asks for: a read a MB costs nothing against parsing it. */
+#define EDN_FILE_BLOCK		((size_t) 1024 * 1024)
 /* The longest line read (a line may hold several records, or a part of one). */
 #define EDN_FILE_MAX_LINE	((size_t) 64 * 1024 * 1024)
 

@@ -1,7 +1,7 @@
 -- iso_levels_jepsen_file(path): the verdicts of an EDN file on the server,
 -- read in blocks, must equal iso_levels_jepsen of the same bytes as a text
 -- (row for row, or the same error), for every hand-made history; a file
--- over one block (8 MB) with records cut by the block's end; the errors of
+-- of many blocks (1 MB) with records cut by a block's end; the errors of
 -- a file; and who may read one (pg_read_server_files, as COPY FROM a file).
 --
 -- The files are written into the data directory with lo_export (the exact
@@ -72,7 +72,7 @@ SELECT pg_temp.outcome(format('iso_levels_jepsen_file(%L)', :'path')) =
        pg_temp.outcome(format('iso_levels_jepsen(%L)', '')) AS same_without_workload;
 
 -- A file of several blocks: 160,000 transactions of three lines each (about
--- 13 MB), so that a block ends inside a record, a G1c cycle at the very
+-- 11 MB), so that blocks end inside records, a G1c cycle at the very
 -- end, and a :nemesis record, so that the notice counts every record read.
 CREATE TEMP TABLE big AS
 SELECT string_agg(format(E'{:type :ok, :process %s,\n :value [[:append %s %s]\n  [:r %s [%s]]]}',
@@ -81,10 +81,11 @@ SELECT string_agg(format(E'{:type :ok, :process %s,\n :value [[:append %s %s]\n 
        || E'\n{:type :ok, :process 1, :value [[:append 0 1] [:r 999999 [1]]]}'
        || E'\n{:type :ok, :process 2, :value [[:append 999999 1] [:r 0 [1]]]}\n' AS edn
   FROM generate_series(1, 160000) i;
--- (the first block's last line does not end a record)
-SELECT octet_length(edn) > 8388608 AS over_a_block,
-       substr(edn, 8388608 - strpos(reverse(substr(edn, 1, 8388608)), E'\n'), 1) <> '}' AS cut_inside_a_record
-  FROM big;
+-- (blocks end at every MB of the file: how many of them end a line that
+-- does not end a record)
+SELECT octet_length(edn) / 1048576 AS blocks,
+       count(*) FILTER (WHERE substr(edn, k - strpos(reverse(substr(edn, 1, k)), E'\n'), 1) <> '}') AS cut_inside_a_record
+  FROM big, generate_series(1048576, octet_length(edn), 1048576) k GROUP BY edn;
 SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8')) FROM big;
 SET client_min_messages = notice;
 SELECT level, holds, violations FROM iso_levels_jepsen_file(:'path') ORDER BY level;
