@@ -103,6 +103,34 @@ else
 	ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled load left no history behind"
 fi
 
+# iso_levels_jepsen_file cancelled part-way (a third of its run time):
+# the file is closed with the statement (no open file of the backend has
+# its size afterwards), and the same session then checks it to the end.
+t0=$(now_ms)
+q -c "SELECT count(*) FROM iso_levels_jepsen_file('$WORK/big.edn')" >/dev/null
+file_ms=$(( $(now_ms) - t0 ))
+file_to=$(( file_ms / 3 ))
+out=$(psql -X -q -A -t -v to="$file_to" -v file="$WORK/big.edn" 2>&1 <<'SQL'
+\set ON_ERROR_STOP off
+SET statement_timeout = :to;
+SELECT count(*) FROM iso_levels_jepsen_file(:'file');
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'open', count(*) FROM pg_ls_dir('/proc/self/fd') fd
+ WHERE (pg_stat_file('/proc/self/fd/' || fd, true)).size = (pg_stat_file(:'file')).size;
+SELECT 'then', count(*) FROM iso_levels_jepsen_file(:'file');
+SQL
+)
+state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+diag "iso_levels_jepsen_file of the big history: $file_ms ms; cancelled at $file_to ms: sqlstate $state"
+if [ "$state" = 00000 ]; then
+	skip "iso_levels_jepsen_file finished before the ${file_to} ms timeout (machine load)" 3
+else
+	ok $([ "$state" = 57014 ] && echo 0 || echo 1) "iso_levels_jepsen_file cancelled at ${file_to} ms, a third of its run time"
+	ok $([ "$(sed -n 's/^open|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled check left the file closed"
+	ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = 9 ] && echo 0 || echo 1) "the same session then checks the file to the end (9 levels)"
+fi
+
 # pg_cancel_backend from another session.  The victim repeats the check so
 # that it is surely still running when the cancel arrives (one check of the
 # big history can finish within the 0.2 s we wait).
