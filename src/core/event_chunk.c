@@ -119,12 +119,9 @@ lists_reset(IsoChunkLists *l)
 static void
 lists_free(IsoChunkLists *l)
 {
-	if (l->slots)
-		iso_free(l->slots);
-	if (l->keys)
-		iso_free(l->keys);
-	if (l->refs)
-		iso_free(l->refs);
+	iso_free(l->slots);
+	iso_free(l->keys);
+	iso_free(l->refs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -310,8 +307,7 @@ iso_chunk_writer_reset(IsoChunkWriter *w)
 void
 iso_chunk_writer_free(IsoChunkWriter *w)
 {
-	if (w->buf)
-		iso_free(w->buf);
+	iso_free(w->buf);
 	w->buf = NULL;
 	w->len = w->cap = 0;
 	lists_free(&w->lists);
@@ -844,8 +840,7 @@ iso_chunk_reader_next(IsoChunkReader *r)
 void
 iso_chunk_reader_free(IsoChunkReader *r)
 {
-	if (r->list)
-		iso_free(r->list);
+	iso_free(r->list);
 	r->list = NULL;
 	r->list_cap = 0;
 	lists_free(&r->lists);

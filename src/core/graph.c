@@ -193,10 +193,8 @@ iso_edge_sort(const IsoHistory *h, IsoEdge *e, uint64 n)
 void
 iso_graph_free(IsoGraph *graph)
 {
-	if (graph->edges != NULL)
-		iso_free(graph->edges);
-	if (graph->out_start != NULL)
-		iso_free(graph->out_start);
+	iso_free(graph->edges);
+	iso_free(graph->out_start);
 	memset(graph, 0, sizeof(*graph));
 }
 

@@ -581,13 +581,10 @@ iso_history_end_input(IsoHistory *h)
 
 	for (k = 0; k < h->n_memo; k++)
 	{
-		if (h->memo[k].offs)
-			iso_free(h->memo[k].offs);
-		if (h->memo[k].bytes)
-			iso_free(h->memo[k].bytes);
+		iso_free(h->memo[k].offs);
+		iso_free(h->memo[k].bytes);
 	}
-	if (h->memo)
-		iso_free(h->memo);
+	iso_free(h->memo);
 	h->memo = NULL;
 	h->n_memo = 0;
 }
@@ -597,14 +594,10 @@ void
 iso_history_free(IsoHistory *h)
 {
 	iso_history_end_input(h);
-	if (h->txns)
-		iso_free(h->txns);
-	if (h->ops)
-		iso_free(h->ops);
-	if (h->op_pos)
-		iso_free(h->op_pos);
-	if (h->elems)
-		iso_free(h->elems);
+	iso_free(h->txns);
+	iso_free(h->ops);
+	iso_free(h->op_pos);
+	iso_free(h->elems);
 	iso_strtab_free(&h->keys);
 	iso_strtab_free(&h->values);
 	memset(h, 0, sizeof(*h));
@@ -613,16 +606,11 @@ iso_history_free(IsoHistory *h)
 void
 iso_strtab_free(IsoStrTab *tab)
 {
-	if (tab->arena)
-		iso_free(tab->arena);
-	if (tab->offsets)
-		iso_free(tab->offsets);
-	if (tab->slots)
-		iso_free(tab->slots);
-	if (tab->hashes)
-		iso_free(tab->hashes);
-	if (tab->small)
-		iso_free(tab->small);
+	iso_free(tab->arena);
+	iso_free(tab->offsets);
+	iso_free(tab->slots);
+	iso_free(tab->hashes);
+	iso_free(tab->small);
 	memset(tab, 0, sizeof(*tab));
 }
 
@@ -695,8 +683,7 @@ iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
 				if ((uint32) op->list_len > list_cap)
 				{
 					list_cap = Max((uint32) op->list_len, list_cap * 2);
-					if (list)
-						iso_free(list);
+					iso_free(list);
 					list = iso_alloc(sizeof(IsoSlice) * list_cap);
 				}
 				for (j = 0; j < op->list_len; j++)
@@ -711,8 +698,7 @@ iso_history_reorder(const IsoHistory *src, IsoHistory *dst, int64 *dup_txn_id)
 		ISO_CHECK_INTERRUPTS();
 	}
 	iso_history_end_input(dst);
-	if (list)
-		iso_free(list);
+	iso_free(list);
 	iso_free(order);
 	return true;
 }

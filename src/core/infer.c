@@ -432,10 +432,8 @@ find_vertices(Builder *b)
 		iso_free(info_key);
 		iso_free(tested.first);
 		iso_free(tested.len);
-		if (info_kv)
-			iso_free(info_kv);
-		if (filter.bits)
-			iso_free(filter.bits);
+		iso_free(info_kv);
+		iso_free(filter.bits);
 		iso_free(iw.keys);
 		iso_free(iw.ops);
 	}
@@ -625,8 +623,7 @@ builder_free_tables(Builder *b)
 	size_t		i;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (tables[i] != NULL)
-			iso_free(tables[i]);
+		iso_free(tables[i]);
 	memset(&b->writes, 0, sizeof(b->writes));
 	b->op_flags = NULL;
 	b->op_txn = NULL;
@@ -700,8 +697,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 			iso_free(b.edges.edges);
 			iso_free(out->txn_vertex);
 			iso_free(out->vertex_txn);
-			if (out->anomalies)
-				iso_free(out->anomalies);
+			iso_free(out->anomalies);
 			memset(out, 0, sizeof(*out));
 			return false;
 		}

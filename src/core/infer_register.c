@@ -76,8 +76,7 @@ order_versions(RegScratch *s, uint32 m, bool *total)
 
 	if (s->n_cons > s->cap_adj)
 	{
-		if (s->adj)
-			iso_free(s->adj);
+		iso_free(s->adj);
 		s->cap_adj = Max(s->n_cons, s->cap_adj * 2);
 		s->adj = iso_alloc(sizeof(uint32) * s->cap_adj);
 	}
@@ -498,8 +497,7 @@ iso_infer_registers(Builder *b, const IsoVersionLog *log, const IsoInferOptions 
 	iso_free(s.read_version);
 	iso_free(s.ranked);
 	iso_free(s.sort_buf);
-	if (s.adj)
-		iso_free(s.adj);
+	iso_free(s.adj);
 }
 
 
@@ -511,7 +509,6 @@ iso_infer_free_unknown(IsoRegUnknown *u)
 	uint32		i;
 
 	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
-		if (arrays[i] != NULL)
-			iso_free(arrays[i]);
+		iso_free(arrays[i]);
 	memset(u, 0, sizeof(*u));
 }

@@ -90,8 +90,7 @@ iso_sat_free(IsoSat *sat)
 	if (sat->solver != NULL)
 		ccadical_release(sat->solver);
 	sat->solver = NULL;
-	if (sat->map != NULL)
-		iso_free(sat->map);
+	iso_free(sat->map);
 	sat->map = NULL;
 #ifdef ISOGRAPH_STANDALONE
 	iso_free(sat);

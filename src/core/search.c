@@ -646,8 +646,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 		}
 
 		/* the known order: closure of the constraints (a DFS per version) */
-		if (adj != NULL)
-			iso_free(adj);
+		iso_free(adj);
 		adj = iso_alloc(sizeof(uint32) * Max(c1 - c0, 1));
 		memset(adj_start, 0, sizeof(uint32) * (m + 2));
 		for (i = c0; i < c1; i++)
@@ -717,8 +716,7 @@ build_slots(IsoSearchState *S, IsoSearchStats *st, const char **reason)
 	iso_free(stack);
 	iso_free(mark);
 	iso_free(adj_start);
-	if (adj)
-		iso_free(adj);
+	iso_free(adj);
 	iso_edgebuf_init(&S->reasons, 64);
 	st->constraints = pairs;
 	return true;
@@ -980,14 +978,10 @@ side_closes(IsoSearchState *S, const IsoGraph *g, const Slot *sl, uint32 a, uint
 static void
 free_closure_approx(IsoSearchState *S)
 {
-	if (S->cl_pos)
-		iso_free(S->cl_pos);
-	if (S->cl_win)
-		iso_free(S->cl_win);
-	if (S->cl_all)
-		iso_free(S->cl_all);
-	if (S->cl_hasin)
-		iso_free(S->cl_hasin);
+	iso_free(S->cl_pos);
+	iso_free(S->cl_win);
+	iso_free(S->cl_all);
+	iso_free(S->cl_hasin);
 	S->cl_pos = NULL;
 	S->cl_win = NULL;
 	S->cl_all = NULL;
@@ -1333,10 +1327,8 @@ build_closure(IsoSearchState *S, const IsoGraph *g)
 				c;
 	bool		ok = false;
 
-	if (S->cl_comp)
-		iso_free(S->cl_comp);
-	if (S->cl_rows)
-		iso_free(S->cl_rows);
+	iso_free(S->cl_comp);
+	iso_free(S->cl_rows);
 	S->cl_rows = NULL;
 	S->cl_valid = false;
 	free_closure_approx(S);
@@ -1474,10 +1466,8 @@ done:
 	iso_free(cs_e);
 	iso_free(members);
 	iso_free(comp_start);
-	if (stamp)
-		iso_free(stamp);
-	if (succ)
-		iso_free(succ);
+	iso_free(stamp);
+	iso_free(succ);
 	if (!ok && S->cl_rows)
 	{
 		iso_free(S->cl_rows);
@@ -1625,8 +1615,7 @@ find_reasons(IsoSearchState *S, const IsoGraph *g, const IsoCycleList *cycles)
 		S->var_reason[v] = (uint32) rstart;
 		S->var_reason_len[v] = (uint32) (S->reasons.n - rstart);
 	}
-	if (want)
-		iso_free(want);
+	iso_free(want);
 }
 
 /* Per graph edge: where it comes from, and a forced edge's reason. */
@@ -2326,13 +2315,10 @@ solve_rest(IsoSearchState *S, IsoSearchResult *out)
 		iso_graph_free(&out->graph);
 		iso_cycle_list_free(&out->cycles);
 	}
-	if (lits)
-		iso_free(lits);
+	iso_free(lits);
 	iso_explain_log_free(&elog);
 	return verdict;
 }
-
-#define FREE_IF(p)	do { if ((p) != NULL) iso_free(p); } while (0)
 
 /* Free the search's state; the reasons stay when out took them. */
 static void
@@ -2342,44 +2328,44 @@ free_state(IsoSearchState *S, const IsoSearchResult *out)
 
 	for (s = 0; S->slots && s < S->n_slots; s++)
 	{
-		FREE_IF(S->slots[s].ord);
-		FREE_IF(S->slots[s].pred_head);
-		FREE_IF(S->slots[s].rd_start);
-		FREE_IF(S->slots[s].rds);
+		iso_free(S->slots[s].ord);
+		iso_free(S->slots[s].pred_head);
+		iso_free(S->slots[s].rd_start);
+		iso_free(S->slots[s].rds);
 	}
-	FREE_IF(S->slots);
-	FREE_IF(S->key_slot);
-	FREE_IF(S->op_ver);
-	FREE_IF(S->op_txn);
-	FREE_IF(S->var_slot);
-	FREE_IF(S->var_a);
-	FREE_IF(S->var_b);
-	FREE_IF(S->var_forced);
-	FREE_IF(S->var_reason);
-	FREE_IF(S->var_reason_len);
-	FREE_IF(S->var_round);
-	FREE_IF(S->pl_next);
-	FREE_IF(S->pl_ver);
-	FREE_IF(S->vmark);
-	FREE_IF(S->vstack);
-	FREE_IF(S->pair_keys);
-	FREE_IF(S->pair_vars);
-	FREE_IF(S->base0.edges);
-	FREE_IF(S->cl_comp);
-	FREE_IF(S->cl_rows);
+	iso_free(S->slots);
+	iso_free(S->key_slot);
+	iso_free(S->op_ver);
+	iso_free(S->op_txn);
+	iso_free(S->var_slot);
+	iso_free(S->var_a);
+	iso_free(S->var_b);
+	iso_free(S->var_forced);
+	iso_free(S->var_reason);
+	iso_free(S->var_reason_len);
+	iso_free(S->var_round);
+	iso_free(S->pl_next);
+	iso_free(S->pl_ver);
+	iso_free(S->vmark);
+	iso_free(S->vstack);
+	iso_free(S->pair_keys);
+	iso_free(S->pair_vars);
+	iso_free(S->base0.edges);
+	iso_free(S->cl_comp);
+	iso_free(S->cl_rows);
 	free_closure_approx(S);
 	if (S->reasons.edges != out->reason_edges)
-		FREE_IF(S->reasons.edges);
-	FREE_IF(S->base.edges);
+		iso_free(S->reasons.edges);
+	iso_free(S->base.edges);
 	iso_graph_free(&S->base_g);
-	FREE_IF(S->seen);
-	FREE_IF(S->target);
-	FREE_IF(S->target_states);
-	FREE_IF(S->queue);
-	FREE_IF(S->parent);
-	FREE_IF(S->pstate);
-	FREE_IF(S->comp);
-	FREE_IF(S->model);
+	iso_free(S->seen);
+	iso_free(S->target);
+	iso_free(S->target_states);
+	iso_free(S->queue);
+	iso_free(S->parent);
+	iso_free(S->pstate);
+	iso_free(S->comp);
+	iso_free(S->model);
 }
 
 IsoSearchVerdict
@@ -2449,16 +2435,16 @@ iso_search_result_free(IsoSearchResult *r)
 {
 	iso_graph_free(&r->graph);
 	iso_cycle_list_free(&r->cycles);
-	FREE_IF(r->edge_origin);
-	FREE_IF(r->edge_reason);
-	FREE_IF(r->reason_edges);
-	FREE_IF(r->reason_len);
-	FREE_IF(r->order_op);
-	FREE_IF(r->edge_choice);
-	FREE_IF(r->choice_nodes);
-	FREE_IF(r->proof_edges);
-	FREE_IF(r->proof_forced);
-	FREE_IF(r->proof_start);
+	iso_free(r->edge_origin);
+	iso_free(r->edge_reason);
+	iso_free(r->reason_edges);
+	iso_free(r->reason_len);
+	iso_free(r->order_op);
+	iso_free(r->edge_choice);
+	iso_free(r->choice_nodes);
+	iso_free(r->proof_edges);
+	iso_free(r->proof_forced);
+	iso_free(r->proof_start);
 	memset(r, 0, sizeof(*r));
 }
 

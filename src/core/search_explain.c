@@ -68,10 +68,8 @@ iso_explain_log_clause(void *arg, const int *lits, uint32 n)
 void
 iso_explain_log_free(IsoExplainLog *log)
 {
-	if (log->lits)
-		iso_free(log->lits);
-	if (log->start)
-		iso_free(log->start);
+	iso_free(log->lits);
+	iso_free(log->start);
 	memset(log, 0, sizeof(*log));
 }
 
@@ -296,14 +294,10 @@ find_core(Ex *x, IsoSearchResult *out)
 	out->core_size = x->n_core;
 	ok = x->n_core > 0;
 done:
-	if (buf)
-		iso_free(buf);
-	if (in_core)
-		iso_free(in_core);
-	if (needed)
-		iso_free(needed);
-	if (order)
-		iso_free(order);
+	iso_free(buf);
+	iso_free(in_core);
+	iso_free(needed);
+	iso_free(order);
 	iso_sat_free(sat);
 	return ok;
 }
@@ -405,8 +399,7 @@ core_cycle(Ex *x, uint32 k, IsoGraph *keep_g, IsoCycle *keep_c)
 	else
 	{
 		iso_graph_free(&g);
-		if (cy.edges)
-			iso_free(cy.edges);
+		iso_free(cy.edges);
 	}
 	return idx;
 }
@@ -518,8 +511,7 @@ build(Ex *x)
 		x->nodes[node].cycle = add_proof_cycle(x, &g, &cy);
 		x->leaves++;
 		iso_graph_free(&g);
-		if (cy.edges)
-			iso_free(cy.edges);
+		iso_free(cy.edges);
 		return node;
 	}
 	if (x->n_nodes + 3 > MAX_NODES || x->leaves + 2 > MAX_LEAVES_PER_EDGE ||
@@ -574,26 +566,16 @@ uses_any(const Ex *x, uint32 node, const int *lits, uint32 n)
 static void
 ex_free(Ex *x)
 {
-	if (x->core)
-		iso_free(x->core);
-	if (x->core_cycle)
-		iso_free(x->core_cycle);
-	if (x->assign)
-		iso_free(x->assign);
-	if (x->trail)
-		iso_free(x->trail);
-	if (x->edges.edges)
-		iso_free(x->edges.edges);
-	if (x->eforced)
-		iso_free(x->eforced);
-	if (x->pstart)
-		iso_free(x->pstart);
-	if (x->clits)
-		iso_free(x->clits);
-	if (x->clit_start)
-		iso_free(x->clit_start);
-	if (x->nodes)
-		iso_free(x->nodes);
+	iso_free(x->core);
+	iso_free(x->core_cycle);
+	iso_free(x->assign);
+	iso_free(x->trail);
+	iso_free(x->edges.edges);
+	iso_free(x->eforced);
+	iso_free(x->pstart);
+	iso_free(x->clits);
+	iso_free(x->clit_start);
+	iso_free(x->nodes);
 }
 
 bool
@@ -717,8 +699,7 @@ iso_explain_unsat(const IsoExplainHost *host, const IsoExplainLog *log, IsoSearc
 		iso_free(wl);
 		iso_free(roots);
 		iso_graph_free(&g);
-		if (w.edges)
-			iso_free(w.edges);
+		iso_free(w.edges);
 		ex_free(&x);
 		return false;
 	}

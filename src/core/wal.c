@@ -230,8 +230,7 @@ unescape_json(WalParser *W, const char *s, const char *e, IsoSlice *out)
 
 		while (ncap < (size_t) (W->le - W->ls) + 8)
 			ncap *= 2;
-		if (W->buf)
-			iso_free(W->buf);	/* nothing of this line is in it yet */
+		iso_free(W->buf);	/* nothing of this line is in it yet */
 		W->buf = iso_alloc(ncap);
 		W->buf_cap = ncap;
 		W->buf_len = 0;
@@ -781,7 +780,6 @@ wal_parse(const char *text, size_t len,
 		*skipped_lines = skipped;
 	if (stopped)
 		memset(err, 0, sizeof(*err));
-	if (W.buf)
-		iso_free(W.buf);
+	iso_free(W.buf);
 	return ok;
 }
