@@ -152,3 +152,12 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_levels_jepsen_file(text, text) IS
 'iso_levels_jepsen of an EDN file on the server, read in blocks (any size; needs pg_read_server_files)';
+
+-- iso_load_jepsen_file: iso_load_jepsen of a server file read in blocks
+CREATE FUNCTION @extschema@.iso_load_jepsen_file(name text, path text, workload text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'iso_load_jepsen_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_load_jepsen_file(text, text, text) IS
+'iso_load_jepsen of an EDN file on the server, read in blocks (any size; needs pg_read_server_files)';

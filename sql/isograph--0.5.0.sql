@@ -260,6 +260,14 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.iso_load_jepsen(text, text, text) IS
 'parse a Jepsen EDN history, store it in iso_history and iso_event, and return its history_id';
 
+CREATE FUNCTION @extschema@.iso_load_jepsen_file(name text, path text, workload text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'iso_load_jepsen_file'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.iso_load_jepsen_file(text, text, text) IS
+'iso_load_jepsen of an EDN file on the server, read in blocks (any size; needs pg_read_server_files)';
+
 CREATE FUNCTION @extschema@.iso_load_versions(history_id bigint, wal text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'iso_load_versions'

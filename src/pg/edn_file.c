@@ -1,9 +1,9 @@
 /*
  * edn_file.c
- *	  A Jepsen EDN file on the server read into a history in memory, block
- *	  by block (iso_levels_jepsen_file): no text value holds the file, so
- *	  it may be of any size, and the backend holds the history and one
- *	  block beside it.
+ *	  A Jepsen EDN file on the server read block by block, into a history
+ *	  in memory (iso_levels_jepsen_file) or into a load (iso_load_jepsen_file,
+ *	  load.c): no text value holds the file, so it may be of any size, and
+ *	  the backend holds one block of it.
  *
  * Reading a server file is what COPY FROM a file and pg_read_file do, and
  * is allowed to the same roles: members of pg_read_server_files (and
@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,8 +32,8 @@
 /* The longest line read (a line may hold several records, or a part of one). */
 #define EDN_FILE_MAX_LINE	((size_t) 64 * 1024 * 1024)
 
-static void
-check_read_server_files(void)
+void
+iso_check_read_server_files(void)
 {
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
 		ereport(ERROR,
@@ -107,19 +108,20 @@ feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
 	b->fed -= used;
 }
 
-IsoHistory *
-iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
-						  IsoTimeSource *time_source)
+/*
+ * Read the file at path into stream, to its end (edn_stream_finish
+ * included); an error of the file or of its EDN is raised here.  *saw_text:
+ * whether the file holds more than white space.
+ */
+void
+iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool *saw_text)
 {
-	EdnHistory *eh;
-	EdnStats	stats;
-	IsoParseError err;
-	EdnStream  *stream;
 	EdnFileBuffer b;
 	struct stat st;
+	size_t		i;
 	int			fd;
 
-	check_read_server_files();
+	iso_check_read_server_files();
 	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
@@ -134,25 +136,41 @@ iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext 
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is a directory", path)));
 
-	stream = iso_memory_history_stream(expected, cxt, &eh, &stats, &err);
+	*saw_text = false;
 	b.cap = EDN_FILE_BLOCK;
 	b.data = palloc(b.cap);
 	b.len = b.fed = 0;
 	while (read_block(fd, path, &b))
 	{
 		CHECK_FOR_INTERRUPTS();
-		feed_lines(stream, &b, &err);
+		for (i = 0; !*saw_text && i < b.len; i++)
+			*saw_text = !isspace((unsigned char) b.data[i]);
+		feed_lines(stream, &b, err);
 	}
 	CloseTransientFile(fd);
 
 	/* the last line, if it has no newline, and what a record left unused */
 	pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
 	if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
-		iso_report_edn_error(&err, b.data, b.len);
+		iso_report_edn_error(err, b.data, b.len);
 	if (!edn_stream_finish(stream))
-		iso_report_parse_error(&err, "EDN");
-	edn_stream_free(stream);
+		iso_report_parse_error(err, "EDN");
 	pfree(b.data);
+}
+
+IsoHistory *
+iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
+						  IsoTimeSource *time_source)
+{
+	EdnHistory *eh;
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream;
+	bool		saw_text;
+
+	stream = iso_memory_history_stream(expected, cxt, &eh, &stats, &err);
+	iso_edn_read_file(path, stream, &err, &saw_text);
+	edn_stream_free(stream);
 	return iso_memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
 									 time_source);
 }

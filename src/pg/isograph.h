@@ -216,6 +216,9 @@ extern struct IsoHistory *iso_memory_history_finish(EdnHistory *eh, const EdnSta
 extern IsoWorkload iso_workload_from_text(text *t);
 
 /* The same from a file on the server, read in blocks (edn_file.c). */
+extern void iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err,
+							  bool *saw_text);
+extern void iso_check_read_server_files(void);
 extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
 													 MemoryContext cxt,
 													 IsoTimeSource *time_source);

@@ -37,6 +37,7 @@
 
 PG_FUNCTION_INFO_V1(iso_parse_jepsen);
 PG_FUNCTION_INFO_V1(iso_load_jepsen);
+PG_FUNCTION_INFO_V1(iso_load_jepsen_file);
 PG_FUNCTION_INFO_V1(iso_load_versions);
 
 static int
@@ -579,6 +580,48 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 						   expected, load_txn_callback, &load.state,
 						   &load.stats, &load.err))
 		iso_report_edn_error(&load.err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
+	PG_RETURN_INT64(jepsen_load_finish(&load));
+}
+
+/*
+ * iso_load_jepsen_file(name text, path text, workload text DEFAULT NULL) returns bigint
+ *
+ * iso_load_jepsen of an EDN file on the server, read in blocks as the
+ * streaming load reads lines (edn_file.c): any size, no text of it in memory.
+ */
+Datum
+iso_load_jepsen_file(PG_FUNCTION_ARGS)
+{
+	IsoWorkload expected = ISO_WORKLOAD_UNKNOWN;
+	JepsenLoad	load;
+	char	   *name;
+	char	   *path;
+	bool		saw_text;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("history name and file path must not be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	path = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (!PG_ARGISNULL(2))
+		expected = iso_workload_from_text(PG_GETARG_TEXT_PP(2));
+
+	/* before the history is created: a role refused creates nothing */
+	iso_check_read_server_files();
+	jepsen_load_begin(&load, name, expected, "iso_load_jepsen_file(name, path, 'rw-register')");
+	load.stream = edn_stream_begin(expected, load_txn_callback, &load.state,
+								   &load.stats, &load.err);
+	iso_edn_read_file(path, load.stream, &load.err, &saw_text);
+	edn_stream_free(load.stream);
+	load.stream = NULL;
+	if (!saw_text)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("history \"%s\" is empty", name),
+				 errdetail("The file \"%s\" holds nothing but white space; a Jepsen history has one map per operation "
+						   "(a history without transactions says so with a comment, e.g. \"; no operations\").", path),
+				 errhint("Check the path: a relative one is relative to the data directory.")));
 	PG_RETURN_INT64(jepsen_load_finish(&load));
 }
 

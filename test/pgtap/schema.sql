@@ -1,7 +1,7 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(97);
+SELECT plan(99);
 
 SELECT has_table('iso_history');
 SELECT has_view('iso_event');
@@ -95,6 +95,7 @@ SELECT has_function('iso_check_edges', ARRAY['text', 'bigint', 'integer']);
 SELECT has_function('iso_save_image', ARRAY['bigint']);
 SELECT has_function('iso_levels_jepsen', ARRAY['text', 'text']);
 SELECT has_function('iso_levels_jepsen_file', ARRAY['text', 'text']);
+SELECT has_function('iso_load_jepsen_file', ARRAY['text', 'text', 'text']);
 SELECT is((SELECT prolang = (SELECT oid FROM pg_language WHERE lanname = 'c') AND proconfig IS NULL
              FROM pg_proc WHERE proname = 'iso_history_has_image'), true,
           'iso_history_has_image is C without a SET clause (called per row)');
@@ -159,6 +160,7 @@ SELECT function_privs_are('iso_check', ARRAY['text', 'bigint', 'integer'], 'publ
 SELECT function_privs_are('iso_load_jepsen', ARRAY['text', 'text', 'text'], 'public', ARRAY['EXECUTE']);
 -- (reading a server file is checked inside: pg_read_server_files, as COPY)
 SELECT function_privs_are('iso_levels_jepsen_file', ARRAY['text', 'text'], 'public', ARRAY['EXECUTE']);
+SELECT function_privs_are('iso_load_jepsen_file', ARRAY['text', 'text', 'text'], 'public', ARRAY['EXECUTE']);
 
 SELECT * FROM finish();
 ROLLBACK;
