@@ -57,6 +57,10 @@ BEGIN
 					WHEN j = 1 AND p.proname IN ('iso_check', 'iso_check_edges') THEN '''ser'''
 					WHEN p.proname = 'iso_load_jepsen' AND j = 1 THEN quote_literal('hardening-nulls-' || current_user || '-' || i)
 					WHEN p.proname = 'iso_load_jepsen' AND j = 3 THEN '''list-append'''
+					-- the server file functions: a file that exists (not EDN)
+					WHEN p.proname = 'iso_load_jepsen_file' AND j = 1 THEN quote_literal('hardening-nulls-file-' || current_user || '-' || i)
+					WHEN (p.proname = 'iso_levels_jepsen_file' AND j = 1) OR (p.proname = 'iso_load_jepsen_file' AND j = 2) THEN '''PG_VERSION'''
+					WHEN p.proname LIKE 'iso_%_jepsen_file' THEN '''list-append'''
 					WHEN p.types[j] = 'text'::regtype THEN quote_literal(edn)
 					ELSE format('NULL::%s', format_type(p.types[j], NULL)) END;
 			END LOOP;
