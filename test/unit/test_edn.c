@@ -1515,10 +1515,10 @@ test_stream(void)
 	free(big);
 }
 
-int
-main(void)
+/* The cases that every way of feeding the reader must pass alike. */
+static void
+test_parsing(void)
 {
-	test_names();
 	test_basic();
 	test_syntax_variants();
 	test_scalars();
@@ -1534,46 +1534,23 @@ main(void)
 	test_fuzz_regressions();
 	test_fast_paths();
 	test_fast_records();
+}
+
+int
+main(void)
+{
+	test_names();
+	test_parsing();
 	test_encodings();
 
 	test_stream();
 
 	/* everything again, line by line through the streaming reader */
 	stream_lines = true;
-	test_basic();
-	test_syntax_variants();
-	test_scalars();
-	test_pairing();
-	test_time_source();
-	test_many();
-	test_callback_stop();
-	test_syntax_errors();
-	test_invalid();
-	test_range();
-	test_workload();
-	test_duplicates();
-	test_fuzz_regressions();
-	test_fast_paths();
-	test_fast_records();
+	test_parsing();
 
 	/* and again in blocks of whole lines, parsed in place, as a server file */
 	for (stream_block_lines = 1; stream_block_lines <= 3; stream_block_lines += 2)
-	{
-		test_basic();
-		test_syntax_variants();
-		test_scalars();
-		test_pairing();
-		test_time_source();
-		test_many();
-		test_callback_stop();
-		test_syntax_errors();
-		test_invalid();
-		test_range();
-		test_workload();
-		test_duplicates();
-		test_fuzz_regressions();
-		test_fast_paths();
-		test_fast_records();
-	}
+		test_parsing();
 	return tap_done();
 }
