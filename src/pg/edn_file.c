@@ -122,7 +122,8 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 	int			fd;
 
 	iso_check_read_server_files();
-	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	/* O_NONBLOCK: opening a FIFO without a writer would wait (see below) */
+	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -135,6 +136,18 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is a directory", path)));
+
+	/*
+	 * A FIFO or a device is refused too: opening or reading a FIFO without
+	 * a writer blocks the backend where no cancel reaches it (the server's
+	 * signal handlers restart the call), and a device may never end.  A
+	 * regular file ignores O_NONBLOCK.
+	 */
+	if (!S_ISREG(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a regular file", path),
+				 errhint("Copy the history into a file first.")));
 
 	*saw_text = false;
 	b.cap = EDN_FILE_BLOCK;

@@ -131,6 +131,19 @@ else
 	ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = 9 ] && echo 0 || echo 1) "the same session then checks the file to the end (9 levels)"
 fi
 
+# A FIFO without a writer is refused at once: opening or reading it would
+# block the backend beyond statement_timeout and any cancel.
+mkfifo "$WORK/history.fifo"; chmod 644 "$WORK/history.fifo"
+t0=$(now_ms)
+out=$(timeout 20 psql -X -q -A -t -v file="$WORK/history.fifo" 2>&1 <<'SQL'
+SET statement_timeout = '5s';
+SELECT count(*) FROM iso_levels_jepsen_file(:'file');
+SQL
+)
+el=$(( $(now_ms) - t0 ))
+ok $(grep -q 'is not a regular file' <<<"$out" && [ "$el" -lt 3000 ] && echo 0 || echo 1) \
+	"iso_levels_jepsen_file refuses a FIFO without a writer at once (${el} ms): $(head -1 <<<"$out")"
+
 # pg_cancel_backend from another session.  The victim repeats the check so
 # that it is surely still running when the cancel arrives (one check of the
 # big history can finish within the 0.2 s we wait).

@@ -99,6 +99,8 @@ SELECT pg_temp.outcome(format('iso_levels_jepsen_file(%L)', :'path')) = pg_temp.
 SELECT * FROM iso_levels_jepsen_file(NULL);
 SELECT * FROM iso_levels_jepsen_file('isograph_regress_no_such_file.edn');
 SELECT * FROM iso_levels_jepsen_file('.');
+-- a device (a FIFO the same: its read could block the backend for good)
+SELECT * FROM iso_levels_jepsen_file('/dev/null');
 SELECT * FROM iso_levels_jepsen_file(:'path', 'no-such-workload');
 -- a bad record on line 3: the same message, record and line as the text's
 SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n\n{:type :ok, :value [[:append 1 @]]}\n', 'UTF8'));

@@ -90,6 +90,7 @@ SELECT count(*) AS histories_before FROM iso_history \gset
 SELECT iso_load_jepsen_file(NULL, :'path');
 SELECT iso_load_jepsen_file('x', NULL);
 SELECT iso_load_jepsen_file('x', 'isograph_regress_no_such_file.edn');
+SELECT iso_load_jepsen_file('x', '/dev/null');
 SELECT pg_temp.put_file(:'path', ''::bytea);
 SELECT iso_load_jepsen_file('empty', 'isograph_regress_load_file.edn');
 SELECT pg_temp.put_file(:'path', convert_to(E'  \n\n ', 'UTF8'));
