@@ -376,25 +376,41 @@ iso_history_add_elem(IsoHistory *h, IsoSlice elem)
 }
 
 /*
- * Make room in memo for the offsets of n elements and nbytes of their
- * texts, keeping what it holds.
+ * Make room in m for the offsets of n elements and nbytes of their texts,
+ * keeping what it holds.  A region that must grow moves to the end of its
+ * pool, with twice the room; the old one is left behind (the pools are at
+ * most twice what the memos hold, and go at the end of the input).
  */
 static void
-memo_reserve(IsoListMemo *m, uint32 n, uint32 nbytes)
+memo_reserve(IsoHistory *h, IsoListMemo *m, uint32 n, uint32 nbytes)
 {
-	if (n > m->cap_n || m->offs == NULL)
+	uint32		used_bytes = m->n > 0 ? h->memo_offs[m->offs_at + m->n] : 0;
+
+	if (n > m->cap_n || m->cap_n == 0)
 	{
 		uint32		cap = Max(Max(n, m->cap_n * 2), 8);
+		uint64		at = h->n_memo_offs;
 
-		m->offs = m->offs ? iso_realloc(m->offs, sizeof(uint32) * (cap + 1)) :
-			iso_alloc(sizeof(uint32) * (cap + 1));
+		h->memo_offs = grow_array(h->memo_offs, &h->cap_memo_offs,
+								  at + cap + 1, sizeof(uint32));
+		if (m->n > 0)
+			memcpy(h->memo_offs + at, h->memo_offs + m->offs_at,
+				   sizeof(uint32) * (m->n + 1));
+		h->n_memo_offs = at + cap + 1;
+		m->offs_at = at;
 		m->cap_n = cap;
 	}
-	if (nbytes > m->cap_bytes || m->bytes == NULL)
+	if (nbytes > m->cap_bytes || m->cap_bytes == 0)
 	{
 		uint32		cap = Max(Max(nbytes, m->cap_bytes * 2), 64);
+		uint64		at = h->n_memo_bytes;
 
-		m->bytes = m->bytes ? iso_realloc(m->bytes, cap) : iso_alloc(cap);
+		h->memo_bytes = grow_array(h->memo_bytes, &h->cap_memo_bytes,
+								   at + cap, 1);
+		if (used_bytes > 0)
+			memcpy(h->memo_bytes + at, h->memo_bytes + m->bytes_at, used_bytes);
+		h->n_memo_bytes = at + cap;
+		m->bytes_at = at;
 		m->cap_bytes = cap;
 	}
 }
@@ -458,19 +474,23 @@ intern_elems(IsoHistory *h, uint32 *ids, const IsoSlice *elems, uint32 n)
 
 /* Remember the texts of elems[from..n) in m, after its first from. */
 static void
-memo_remember(IsoListMemo *m, const IsoSlice *elems, uint32 from, uint32 n,
-			  uint64 nbytes)
+memo_remember(IsoHistory *h, IsoListMemo *m, const IsoSlice *elems, uint32 from,
+			  uint32 n, uint64 nbytes)
 {
-	uint32		off = from > 0 ? m->offs[from] : 0;
+	uint32		off = from > 0 ? h->memo_offs[m->offs_at + from] : 0;
+	uint32	   *offs;
+	char	   *bytes;
 	uint32		i;
 
-	memo_reserve(m, n, (uint32) nbytes);
-	m->offs[0] = 0;
+	memo_reserve(h, m, n, (uint32) nbytes);
+	offs = h->memo_offs + m->offs_at;
+	bytes = h->memo_bytes + m->bytes_at;
+	offs[0] = 0;
 	for (i = from; i < n; i++)
 	{
-		memcpy(m->bytes + off, elems[i].ptr, elems[i].len);
+		memcpy(bytes + off, elems[i].ptr, elems[i].len);
 		off += elems[i].len;
-		m->offs[i + 1] = off;
+		offs[i + 1] = off;
 	}
 	m->n = n;
 }
@@ -532,11 +552,18 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 	if (kept < 0 || kept > n || (uint32) kept > m->n)
 		iso_host_internal_error("a list read keeps more elements than the key's previous read has");
 	same = (uint32) kept;
-	while (same < m->n && same < (uint32) n &&
-		   (uint32) elems[same].len == m->offs[same + 1] - m->offs[same] &&
-		   same_bytes(elems[same].ptr, m->bytes + m->offs[same], elems[same].len))
-		same++;
-	nbytes = same > 0 ? m->offs[same] : 0;	/* equal elements, equal lengths */
+	if (m->n > 0)
+	{
+		const uint32 *offs = h->memo_offs + m->offs_at;
+		const char *bytes = h->memo_bytes + m->bytes_at;
+
+		while (same < m->n && same < (uint32) n &&
+			   (uint32) elems[same].len == offs[same + 1] - offs[same] &&
+			   same_bytes(elems[same].ptr, bytes + offs[same], elems[same].len))
+			same++;
+	}
+	/* equal elements, equal lengths */
+	nbytes = same > 0 ? h->memo_offs[m->offs_at + same] : 0;
 	for (i = (int32) same; i < n; i++)
 		nbytes += elems[i].len;
 
@@ -547,7 +574,7 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 		/* it extends the remembered read, which grows in place */
 		region_grow(h, m, (uint32) n);
 		intern_elems(h, h->elems + m->start + same, elems + same, (uint32) n - same);
-		memo_remember(m, elems, same, (uint32) n, nbytes);
+		memo_remember(h, m, elems, same, (uint32) n, nbytes);
 		start = m->start;
 	}
 	else
@@ -565,7 +592,7 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 		{
 			m->start = start;
 			m->room = (uint32) n;
-			memo_remember(m, elems, same, (uint32) n, nbytes);
+			memo_remember(h, m, elems, same, (uint32) n, nbytes);
 		}
 		else
 			m->n = 0;			/* not this read: a later kept would be wrong */
@@ -577,16 +604,15 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 void
 iso_history_end_input(IsoHistory *h)
 {
-	uint32		k;
-
-	for (k = 0; k < h->n_memo; k++)
-	{
-		iso_free(h->memo[k].offs);
-		iso_free(h->memo[k].bytes);
-	}
 	iso_free(h->memo);
+	iso_free(h->memo_offs);
+	iso_free(h->memo_bytes);
 	h->memo = NULL;
 	h->n_memo = 0;
+	h->memo_offs = NULL;
+	h->n_memo_offs = h->cap_memo_offs = 0;
+	h->memo_bytes = NULL;
+	h->n_memo_bytes = h->cap_memo_bytes = 0;
 }
 
 /* Free everything of h (the tables, the arrays and any list memos). */

@@ -102,16 +102,21 @@ typedef struct IsoOp
 /*
  * The last list read of one key, remembered while loading (history.c).
  * Its ids are in elems, in a region with room to grow that the key's later
- * reads share while they repeat or extend it.
+ * reads share while they repeat or extend it.  Its texts are in the
+ * history's two memo pools (offsets, bytes), in regions that move to the
+ * pool's end when they must grow: one allocation each for every key, so
+ * that forgetting them all hands the memory back (a small allocation a key
+ * would stay in the history's context as free chunks, 50 MB of 125,000
+ * keys at 1M list-append transactions).
  */
 typedef struct IsoListMemo
 {
 	uint32		n;				/* elements */
 	uint32		room;			/* of its region: n and the room to grow */
 	uint64		start;			/* its region in elems */
-	uint32	   *offs;			/* n + 1 offsets into bytes */
-	char	   *bytes;			/* their texts, concatenated */
-	uint32		cap_n;
+	uint64		offs_at;		/* n + 1 offsets into its bytes, in memo_offs */
+	uint64		bytes_at;		/* their texts, concatenated, in memo_bytes */
+	uint32		cap_n;			/* 0: no regions yet */
 	uint32		cap_bytes;
 } IsoListMemo;
 
@@ -134,6 +139,12 @@ typedef struct IsoHistory
 	IsoStrTab	values;
 	IsoListMemo *memo;			/* per key id, while loading; NULL after */
 	uint32		n_memo;
+	uint32	   *memo_offs;		/* the memos' pools, while loading */
+	uint64		n_memo_offs;
+	uint64		cap_memo_offs;
+	char	   *memo_bytes;
+	uint64		n_memo_bytes;
+	uint64		cap_memo_bytes;
 } IsoHistory;
 
 extern void iso_history_init(IsoHistory *h, IsoWorkload workload);

@@ -17,6 +17,18 @@ die(const char *what, size_t size)
 	abort();
 }
 
+/*
+ * Blocks allocated and not yet freed, for tests of how many allocations a
+ * structure makes (in the server each one stays in its memory context).
+ */
+static int64 live_blocks = 0;
+
+int64
+iso_standalone_live_blocks(void)
+{
+	return live_blocks;
+}
+
 void *
 iso_alloc(size_t size)
 {
@@ -24,6 +36,7 @@ iso_alloc(size_t size)
 
 	if (p == NULL)
 		die("out of memory", size);
+	live_blocks++;
 	return p;
 }
 
@@ -34,6 +47,7 @@ iso_alloc0(size_t size)
 
 	if (p == NULL)
 		die("out of memory", size);
+	live_blocks++;
 	return p;
 }
 
@@ -44,12 +58,16 @@ iso_realloc(void *ptr, size_t size)
 
 	if (p == NULL)
 		die("out of memory", size);
+	if (ptr == NULL)
+		live_blocks++;
 	return p;
 }
 
 void
 iso_free(void *ptr)
 {
+	if (ptr != NULL)
+		live_blocks--;
 	free(ptr);
 }
 
