@@ -219,6 +219,13 @@ extern IsoWorkload iso_workload_from_text(text *t);
 extern void iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err,
 							  bool *saw_text);
 extern void iso_check_read_server_files(void);
+/*
+ * The same read by a parallel worker while callback(txn, arg) runs in the
+ * caller (edn_parallel.c); false, having read nothing, when no worker can.
+ */
+extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
+									   EdnTxnCallback callback, void *arg,
+									   EdnStats *stats, bool *saw_text);
 extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
 													 MemoryContext cxt,
 													 IsoTimeSource *time_source);

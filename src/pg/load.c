@@ -610,11 +610,23 @@ iso_load_jepsen_file(PG_FUNCTION_ARGS)
 	/* before the history is created: a role refused creates nothing */
 	iso_check_read_server_files();
 	jepsen_load_begin(&load, name, expected, "iso_load_jepsen_file(name, path, 'rw-register')");
-	load.stream = edn_stream_begin(expected, load_txn_callback, &load.state,
-								   &load.stats, &load.err);
-	iso_edn_read_file(path, load.stream, &load.err, &saw_text);
-	edn_stream_free(load.stream);
-	load.stream = NULL;
+	/*
+	 * A parallel worker reads the file if one is free (edn_parallel.c): the
+	 * chunk writer's queries run now, and the transaction id is taken,
+	 * before the parallel mode that forbids both.
+	 */
+	if (load.state.store != NULL)
+		iso_event_store_prepare(load.state.store, load.state.history_id);
+	(void) GetCurrentTransactionId();
+	if (!iso_edn_read_file_parallel(path, expected, load_txn_callback, &load.state,
+									&load.stats, &saw_text))
+	{
+		load.stream = edn_stream_begin(expected, load_txn_callback, &load.state,
+									   &load.stats, &load.err);
+		iso_edn_read_file(path, load.stream, &load.err, &saw_text);
+		edn_stream_free(load.stream);
+		load.stream = NULL;
+	}
 	if (!saw_text)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

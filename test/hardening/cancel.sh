@@ -144,6 +144,87 @@ el=$(( $(now_ms) - t0 ))
 ok $(grep -q 'is not a regular file' <<<"$out" && [ "$el" -lt 3000 ] && echo 0 || echo 1) \
 	"iso_levels_jepsen_file refuses a FIFO without a writer at once (${el} ms): $(head -1 <<<"$out")"
 
+# iso_load_jepsen_file reads the file in a parallel worker (edn_parallel.c):
+# the worker is seen beside its backend while the file loads; a load
+# cancelled part-way takes its worker with it and stores nothing, and the
+# same session then loads the file to the end; with no worker free
+# (max_parallel_workers = 0) the backend reads the file itself and stores
+# the same chunks.
+gen_edn "$WORK/par.edn" --txns 200000 --processes 20 --keys 1000 --seed 11
+chmod 644 "$WORK/par.edn"
+q <<'SQL'
+CREATE FUNCTION public.hardening_wait_for_worker(app text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int := 0;
+BEGIN
+	FOR i IN 1..10000 LOOP
+		PERFORM pg_stat_clear_snapshot();	-- pg_stat_activity anew
+		SELECT count(*) INTO n
+		  FROM pg_stat_activity w JOIN pg_stat_activity l ON w.leader_pid = l.pid
+		 WHERE l.application_name = app AND w.backend_type = 'parallel worker';
+		EXIT WHEN n > 0;
+		PERFORM pg_sleep(0.002);
+	END LOOP;
+	RETURN n;
+END $$;
+SQL
+psql -X -q -A -t -c "SET application_name = 'hardening-file-loader'" -c "BEGIN" \
+	-c "SELECT 'loaded', iso_load_jepsen_file('hardening-parallel-load', '$WORK/par.edn') > 0" \
+	-c "ROLLBACK" >"$WORK/par.out" 2>&1 &
+loader=$!
+seen=$(q -c "SELECT public.hardening_wait_for_worker('hardening-file-loader')")
+wait $loader
+ok $([ "$seen" = 1 ] && grep -q '^loaded|t' "$WORK/par.out" && echo 0 || echo 1) \
+	"iso_load_jepsen_file loads with a parallel worker beside its backend (workers seen: $seen; $(grep -m1 -e '^loaded' -e ERROR "$WORK/par.out"))"
+
+out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<'SQL'
+\set ON_ERROR_STOP off
+BEGIN;
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+SELECT iso_load_jepsen_file('hardening-timed-file-load', :'file') IS NOT NULL AS loaded \gset
+SELECT greatest(1, round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000 / 2))::int AS to \gset
+ROLLBACK;
+\echo timeout :to
+SET statement_timeout = :to;
+SELECT iso_load_jepsen_file('hardening-cancelled-file-load', :'file');
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'workers', count(*) FROM pg_stat_activity WHERE leader_pid = pg_backend_pid();
+SELECT 'left', count(*) FROM iso_history WHERE name LIKE 'hardening-%file-load';
+BEGIN;
+SELECT 'then', iso_load_jepsen_file('hardening-file-load-again', :'file') > 0;
+ROLLBACK;
+SQL
+)
+to=$(sed -n 's/^timeout //p' <<<"$out")
+state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+if [ "$state" = 00000 ]; then
+	skip "iso_load_jepsen_file finished before the ${to} ms timeout (machine load)" 3
+	q -c "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'hardening-cancelled-file-load'" >/dev/null
+else
+	ok $([ "$state" = 57014 ] && [ "$(sed -n 's/^workers|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) \
+		"iso_load_jepsen_file cancelled at ${to} ms, half its run time: no worker of the backend left"
+	ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled file load left no history behind"
+	ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = t ] && echo 0 || echo 1) "the same session then loads the file to the end"
+fi
+
+out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<'SQL'
+BEGIN;
+SET LOCAL max_parallel_workers = 0;
+SELECT iso_load_jepsen_file('hardening-file-no-worker', :'file') AS serial \gset
+RESET max_parallel_workers;
+SELECT iso_load_jepsen_file('hardening-file-worker', :'file') AS parallel \gset
+SELECT 'same', count(*) > 1 AND bool_and(s.data = p.data AND s.nrows = p.nrows)
+  FROM iso_event_chunk s FULL JOIN iso_event_chunk p ON s.chunk = p.chunk
+ WHERE s.history_id = :serial AND p.history_id = :parallel;
+ROLLBACK;
+SQL
+)
+ok $([ "$(sed -n 's/^same|//p' <<<"$out")" = t ] && echo 0 || echo 1) \
+	"with no worker free the backend reads the file itself: the same chunks ($(grep -m1 -e '^same' -e ERROR <<<"$out"))"
+q -c "DROP FUNCTION public.hardening_wait_for_worker(text)" >/dev/null
+
 # pg_cancel_backend from another session.  The victim repeats the check so
 # that it is surely still running when the cancel arrives (one check of the
 # big history can finish within the 0.2 s we wait).

@@ -1,10 +1,11 @@
 -- iso_load_jepsen_file(name, path): an EDN file on the server loaded as
 -- iso_load_jepsen loads the same bytes as a text: the same events, history
 -- row and verdicts, or the same error, for every hand-made history and a
--- file of many 1 MB blocks with records cut by their ends; an empty file;
--- who may read one (pg_read_server_files), and that a refused or failed
--- load stores nothing.  Files are written into the data directory with
--- lo_export (exact bytes) and emptied at the end.
+-- file of many 1 MB blocks with records cut by their ends, read by a
+-- parallel worker and read by the backend itself (no workers); an empty
+-- file; who may read one (pg_read_server_files), and that a refused or
+-- failed load stores nothing.  Files are written into the data directory
+-- with lo_export (exact bytes) and emptied at the end.
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
 SELECT current_setting('data_directory') || '/isograph_regress_load_file.edn' AS path \gset
@@ -42,11 +43,16 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN format('ERROR %s: %s', SQLSTATE, SQLERRM);
 END $$;
 
+-- The same, read by the backend itself: no parallel worker.
+CREATE FUNCTION pg_temp.loaded_serially(load text) RETURNS text
+LANGUAGE sql SET max_parallel_workers_per_gather = 0
+AS $$ SELECT pg_temp.loaded(load) $$;
+
 \set files `for f in test/data/rules/*.edn test/data/register/*.edn; do printf '%s\t' "${f#test/data/}"; base64 -w0 "$f"; echo; done`
 CREATE TEMP TABLE histories AS
 SELECT split_part(l, E'\t', 1) AS name, decode(split_part(l, E'\t', 2), 'base64') AS content
   FROM unnest(string_to_array(:'files', E'\n')) l WHERE l <> '';
-CREATE TEMP TABLE compared (name text, text_load text, file_load text);
+CREATE TEMP TABLE compared (name text, text_load text, file_load text, file_load_serial text);
 DO $$
 DECLARE
 	h record;
@@ -56,12 +62,14 @@ BEGIN
 		PERFORM pg_temp.put_file(f, h.content);
 		INSERT INTO compared VALUES (h.name,
 			pg_temp.loaded(format('SELECT iso_load_jepsen(%L, %L)', 'load-file ' || h.name, convert_from(h.content, 'UTF8'))),
-			pg_temp.loaded(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)));
+			pg_temp.loaded(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)),
+			pg_temp.loaded_serially(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)));
 	END LOOP;
 END $$;
 SELECT count(*) > 50 AS many_histories,
        count(*) FILTER (WHERE left(text_load, 6) = 'ERROR ') AS errors,
-       count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load) AS different
+       count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load) AS different,
+       count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load_serial) AS different_serially
   FROM compared;
 SELECT name, text_load FROM compared WHERE left(text_load, 6) = 'ERROR ' ORDER BY name;
 -- one whole load, to see that the rows are there
@@ -76,7 +84,9 @@ SELECT string_agg(format(E'{:type :ok, :process %s,\n :value [[:append %s %s]\n 
   FROM generate_series(1, 160000) i;
 SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8')) FROM big;
 SELECT pg_temp.loaded(format('SELECT iso_load_jepsen_file(%L, %L)', 'big', :'path')) =
-       pg_temp.loaded(format('SELECT iso_load_jepsen(%L, %L)', 'big', edn)) AS same
+       pg_temp.loaded(format('SELECT iso_load_jepsen(%L, %L)', 'big', edn)) AS same,
+       pg_temp.loaded_serially(format('SELECT iso_load_jepsen_file(%L, %L)', 'big', :'path')) =
+       pg_temp.loaded(format('SELECT iso_load_jepsen(%L, %L)', 'big', edn)) AS same_serially
   FROM big;
 -- with the workload given, and its history_id returned
 SELECT iso_load_jepsen_file('big, list-append', :'path', 'list-append') AS h \gset
@@ -96,9 +106,18 @@ SELECT iso_load_jepsen_file('empty', 'isograph_regress_load_file.edn');
 SELECT pg_temp.put_file(:'path', convert_to(E'  \n\n ', 'UTF8'));
 SELECT iso_load_jepsen_file('blank', 'isograph_regress_load_file.edn', 'list-append');
 SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:append 1 @]]}\n', 'UTF8'));
+-- the error of the EDN, with its context; from a parallel worker, the same
+-- error (PostgreSQL adds the context line "parallel worker", not shown)
+SET max_parallel_workers_per_gather = 0;
 \set SHOW_CONTEXT errors
 SELECT iso_load_jepsen_file('bad', :'path');
 \set SHOW_CONTEXT never
+RESET max_parallel_workers_per_gather;
+SELECT iso_load_jepsen_file('bad', :'path');
+-- in a serializable transaction the backend reads the file itself
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT iso_load_jepsen_file('bad', :'path');
+ROLLBACK;
 SELECT count(*) = :histories_before AS nothing_stored FROM iso_history;
 \set VERBOSITY terse
 

@@ -1,0 +1,469 @@
+/*
+ * edn_parallel.c
+ *	  An EDN file on the server read and parsed by a parallel worker while
+ *	  the backend stores what it parsed (iso_load_jepsen_file).
+ *
+ * A stored load of a file spends about a third of its time reading and
+ * parsing the file, the rest packing and writing the events and building
+ * the image; a backend alone does one after the other, on one core.  Here
+ * one parallel worker reads the file (edn_file.c, unchanged) and sends the
+ * transactions its parser produces, in batches, through a shared memory
+ * queue; the backend (the leader) turns each back into an EdnTxn and gives
+ * it to the callback the serial load uses, in the same order.  So the rows
+ * stored are the serial load's, byte for byte.
+ *
+ * The worker is PostgreSQL's own parallel machinery (access/parallel.h):
+ * it runs as the calling role, in the same database, with the same
+ * settings; an error it raises (a parse error, an unreadable file) is
+ * raised again in the leader with its message, detail, hint and context,
+ * PostgreSQL adding the context line "parallel worker"; when the leader
+ * stops (an error, a cancel), PostgreSQL stops the worker.  The leader
+ * writes while in parallel mode, which PostgreSQL allows the leader (not
+ * a worker): its transaction id is taken first, the load's queries run
+ * before (history row, lock, the chunk writer), and only rows are inserted
+ * during it, no commands.
+ *
+ * The in-memory check of a file (iso_levels_jepsen_file) reads it itself:
+ * there the leader's work during the parse (the history, 0.6 s at 1M
+ * transactions) is smaller than the worker's (parse 1.55 s and encoding
+ * 0.5 s), and the inference waits for both, so a worker bought nothing
+ * (docs/performance.md).
+ *
+ * No worker is used when max_parallel_workers_per_gather is 0, when none is
+ * free (max_parallel_workers, max_worker_processes), in a serializable
+ * transaction, or in a backend already in parallel mode; the caller then
+ * reads the file itself (iso_edn_read_file).
+ *
+ * A batch on the queue: 'T', then transactions, each
+ *	  txn_id, process, invoke_time, complete_time, record, line (int64),
+ *	  flags (uint8: has_process, has_invoke_time, has_complete_time),
+ *	  status (uint8), n_ops (uint32),
+ *	  and each op: kind (uint8), list_len (int32), key, value, read_value
+ *	  and list_len elements, each a text: length + 1 as a varint (0 = no
+ *	  text), then its bytes.
+ * The last message: 'S', the parser's EdnStats and whether the file held
+ * more than white space.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "optimizer/cost.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "utils/snapmgr.h"
+
+#include "isograph.h"
+
+PGDLLEXPORT void iso_edn_file_worker(dsm_segment *seg, shm_toc *toc);
+
+#define KEY_SHARED		UINT64CONST(0x150E0F11E0000001)
+#define KEY_QUEUE		UINT64CONST(0x150E0F11E0000002)
+
+/* The queue: room for the worker to run ahead of the leader. */
+#define QUEUE_BYTES		((Size) 8 * 1024 * 1024)
+/* A batch is sent once it holds this much. */
+#define BATCH_BYTES		(256 * 1024)
+
+typedef struct EdnFileShared
+{
+	IsoWorkload expected;
+	char		path[FLEXIBLE_ARRAY_MEMBER];
+} EdnFileShared;
+
+/* ---------------------------------------------------------------------
+ * The worker: parse, encode, send
+ * --------------------------------------------------------------------- */
+
+typedef struct Sender
+{
+	shm_mq_handle *mqh;
+	StringInfoData batch;
+} Sender;
+
+static void
+send_message(Sender *s)
+{
+	if (shm_mq_send(s->mqh, s->batch.len, s->batch.data, false, true) != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("the backend stopped reading the history file's transactions")));
+	resetStringInfo(&s->batch);
+}
+
+/*
+ * The batch is written through a cursor into room reserved up front (the
+ * 55M list elements of a 1M-transaction history make a call and a check
+ * per element too dear for appendBinaryStringInfo).
+ */
+static inline char *
+reserve(StringInfo b, Size n)
+{
+	if ((Size) (b->maxlen - b->len) <= n)
+		enlargeStringInfo(b, (int) n);
+	return b->data + b->len;
+}
+
+static inline char *
+put_varint(char *w, uint32 v)
+{
+	while (v >= 0x80)
+	{
+		*w++ = (char) (v | 0x80);
+		v >>= 7;
+	}
+	*w++ = (char) v;
+	return w;
+}
+
+/* The most a text takes: its length + 1 (up to 5 bytes), its bytes. */
+#define SLICE_MAX(s)	(5 + (Size) ((s).ptr ? (s).len : 0))
+
+static inline char *
+put_slice(char *w, IsoSlice s)
+{
+	if (s.ptr == NULL)
+		return put_varint(w, 0);
+	w = put_varint(w, (uint32) s.len + 1);
+	memcpy(w, s.ptr, s.len);
+	return w + s.len;
+}
+
+/* The worker's EdnTxnCallback: txn into the batch, sent once it is full. */
+static bool
+send_txn(const EdnTxn *txn, void *arg)
+{
+	Sender	   *s = arg;
+	StringInfo	b = &s->batch;
+	int64		head[6];
+	uint32		n_ops = (uint32) txn->n_ops;
+	char	   *w;
+	int32		i;
+
+	w = reserve(b, 1 + sizeof(head) + 2 + sizeof(n_ops));
+	if (b->len == 0)
+		*w++ = 'T';
+	head[0] = txn->txn_id;
+	head[1] = txn->process;
+	head[2] = txn->invoke_time;
+	head[3] = txn->complete_time;
+	head[4] = txn->record;
+	head[5] = txn->line;
+	memcpy(w, head, sizeof(head));
+	w += sizeof(head);
+	*w++ = (char) ((txn->has_process ? 1 : 0) | (txn->has_invoke_time ? 2 : 0) |
+				   (txn->has_complete_time ? 4 : 0));
+	*w++ = (char) txn->status;
+	memcpy(w, &n_ops, sizeof(n_ops));
+	w += sizeof(n_ops);
+	b->len = (int) (w - b->data);
+
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		const EdnOp *op = &txn->ops[i];
+		Size		need = 1 + sizeof(int32) + SLICE_MAX(op->key) +
+			SLICE_MAX(op->value) + SLICE_MAX(op->read_value);
+		int32		j;
+
+		for (j = 0; j < op->list_len; j++)
+			need += SLICE_MAX(op->list[j]);
+		w = reserve(b, need);
+		*w++ = (char) op->op;
+		memcpy(w, &op->list_len, sizeof(int32));
+		w += sizeof(int32);
+		w = put_slice(w, op->key);
+		w = put_slice(w, op->value);
+		w = put_slice(w, op->read_value);
+		for (j = 0; j < op->list_len; j++)
+			w = put_slice(w, op->list[j]);
+		b->len = (int) (w - b->data);
+	}
+	if (b->len >= BATCH_BYTES)
+		send_message(s);
+	return true;
+}
+
+void
+iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
+{
+	EdnFileShared *shared = shm_toc_lookup(toc, KEY_SHARED, false);
+	shm_mq	   *mq = shm_toc_lookup(toc, KEY_QUEUE, false);
+	Sender		s;
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream;
+	bool		saw_text;
+
+	shm_mq_set_sender(mq, MyProc);
+	s.mqh = shm_mq_attach(mq, seg, NULL);
+	initStringInfo(&s.batch);
+
+	stream = edn_stream_begin(shared->expected, send_txn, &s, &stats, &err);
+	iso_edn_read_file(shared->path, stream, &err, &saw_text);
+	edn_stream_free(stream);
+	if (s.batch.len > 0)
+		send_message(&s);
+
+	appendStringInfoChar(&s.batch, 'S');
+	appendBinaryStringInfo(&s.batch, (const char *) &stats, sizeof(stats));
+	appendStringInfoChar(&s.batch, saw_text ? 1 : 0);
+	send_message(&s);
+	shm_mq_detach(s.mqh);
+}
+
+/* ---------------------------------------------------------------------
+ * The leader: receive, decode, add
+ * --------------------------------------------------------------------- */
+
+/* A batch being read, and the ops and texts of its current transaction. */
+typedef struct Receiver
+{
+	const char *p;
+	const char *end;
+	EdnOp	   *ops;
+	int32		cap_ops;
+	IsoSlice   *texts;
+	Size		cap_texts;
+} Receiver;
+
+static void pg_attribute_noreturn()
+bad_message(void)
+{
+	elog(ERROR, "isograph: a malformed message from the parallel worker reading a history file");
+}
+
+static inline void
+get_bytes(Receiver *r, void *out, Size n)
+{
+	if ((Size) (r->end - r->p) < n)
+		bad_message();
+	memcpy(out, r->p, n);
+	r->p += n;
+}
+
+static inline IsoSlice
+get_slice(Receiver *r)
+{
+	IsoSlice	s = {NULL, 0};
+	uint32		v = 0;
+	int			shift = 0;
+
+	for (;;)
+	{
+		uint8		c;
+
+		if (r->p >= r->end || shift > 28)
+			bad_message();
+		c = (uint8) *r->p++;
+		v |= (uint32) (c & 0x7F) << shift;
+		if (c < 0x80)
+			break;
+		shift += 7;
+	}
+	if (v == 0)
+		return s;
+	if ((Size) (r->end - r->p) < v - 1)
+		bad_message();
+	s.ptr = r->p;
+	s.len = (int32) (v - 1);
+	r->p += v - 1;
+	return s;
+}
+
+/* The texts of n more list elements. */
+static IsoSlice *
+reserve_texts(Receiver *r, Size used, Size n)
+{
+	if (used + n > r->cap_texts)
+	{
+		Size		cap = Max(r->cap_texts * 2, used + n);
+
+		r->texts = r->texts ? repalloc_huge(r->texts, cap * sizeof(IsoSlice)) :
+			palloc_extended(cap * sizeof(IsoSlice), MCXT_ALLOC_HUGE);
+		r->cap_texts = cap;
+	}
+	return r->texts + used;
+}
+
+/* Decode one transaction of the batch into txn (valid until the next). */
+static void
+get_txn(Receiver *r, EdnTxn *txn)
+{
+	int64		head[6];
+	uint8		flags;
+	uint8		status;
+	uint32		n_ops;
+	Size		used = 0;
+	uint32		i;
+
+	get_bytes(r, head, sizeof(head));
+	get_bytes(r, &flags, 1);
+	get_bytes(r, &status, 1);
+	get_bytes(r, &n_ops, sizeof(n_ops));
+	if (n_ops > (uint32) PG_INT32_MAX / sizeof(EdnOp))
+		bad_message();
+	if ((int32) n_ops > r->cap_ops)
+	{
+		r->cap_ops = Max((int32) n_ops, r->cap_ops * 2);
+		r->ops = r->ops ? repalloc(r->ops, sizeof(EdnOp) * r->cap_ops) :
+			palloc(sizeof(EdnOp) * r->cap_ops);
+	}
+	txn->txn_id = head[0];
+	txn->process = head[1];
+	txn->invoke_time = head[2];
+	txn->complete_time = head[3];
+	txn->record = head[4];
+	txn->line = head[5];
+	txn->has_process = (flags & 1) != 0;
+	txn->has_invoke_time = (flags & 2) != 0;
+	txn->has_complete_time = (flags & 4) != 0;
+	txn->status = (IsoStatus) status;
+	txn->n_ops = (int32) n_ops;
+	txn->ops = r->ops;
+
+	/* the list texts of all ops first, then point each op at its own */
+	for (i = 0; i < n_ops; i++)
+	{
+		EdnOp	   *op = &r->ops[i];
+		uint8		kind;
+		int32		j;
+
+		get_bytes(r, &kind, 1);
+		op->op = (IsoOpKind) kind;
+		get_bytes(r, &op->list_len, sizeof(int32));
+		op->key = get_slice(r);
+		op->value = get_slice(r);
+		op->read_value = get_slice(r);
+		op->list = NULL;
+		if (op->list_len > 0)
+		{
+			IsoSlice   *t = reserve_texts(r, used, (Size) op->list_len);
+
+			for (j = 0; j < op->list_len; j++)
+				t[j] = get_slice(r);
+			op->list = (IsoSlice *) (uintptr_t) used;	/* an index for now */
+			used += (Size) op->list_len;
+		}
+	}
+	for (i = 0; i < n_ops; i++)
+		if (r->ops[i].list_len > 0)
+			r->ops[i].list = r->texts + (Size) (uintptr_t) r->ops[i].list;
+}
+
+/* The worker's part: a context with one worker, set up and launched. */
+static ParallelContext *
+launch_reader(const char *path, IsoWorkload expected, shm_mq_handle **mqh)
+{
+	ParallelContext *pcxt;
+	EdnFileShared *shared;
+	Size		shared_size = add_size(offsetof(EdnFileShared, path), strlen(path) + 1);
+	shm_mq	   *mq;
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("isograph", "iso_edn_file_worker", 1);
+	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
+	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		/* no dynamic shared memory: no worker either */
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return NULL;
+	}
+
+	shared = shm_toc_allocate(pcxt->toc, shared_size);
+	shared->expected = expected;
+	strcpy(shared->path, path);
+	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
+	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
+	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
+	shm_mq_set_receiver(mq, MyProc);
+
+	LaunchParallelWorkers(pcxt);
+	if (pcxt->nworkers_launched == 0)
+	{
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return NULL;
+	}
+	*mqh = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
+	return pcxt;
+}
+
+bool
+iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
+						   EdnTxnCallback callback, void *arg, EdnStats *stats,
+						   bool *saw_text)
+{
+	ParallelContext *pcxt;
+	shm_mq_handle *mqh;
+	Receiver	r;
+	bool		done = false;
+
+	if (max_parallel_workers_per_gather <= 0 || IsInParallelMode() ||
+		IsolationIsSerializable() || !ActiveSnapshotSet())
+		return false;
+	/* refused before any worker starts (the worker checks again) */
+	iso_check_read_server_files();
+	pcxt = launch_reader(path, expected, &mqh);
+	if (pcxt == NULL)
+		return false;
+
+	memset(&r, 0, sizeof(r));
+	while (!done)
+	{
+		Size		nbytes;
+		void	   *data;
+		shm_mq_result res = shm_mq_receive(mqh, &nbytes, &data, false);
+
+		if (res != SHM_MQ_SUCCESS)
+		{
+			/* the worker stopped early: its error, raised here */
+			WaitForParallelWorkersToFinish(pcxt);
+			elog(ERROR, "isograph: the parallel worker reading a history file stopped without an error");
+		}
+		if (nbytes == 0)
+			bad_message();
+		r.p = (const char *) data + 1;
+		r.end = (const char *) data + nbytes;
+		switch (*(const char *) data)
+		{
+			case 'T':
+				while (r.p < r.end)
+				{
+					EdnTxn		txn;
+
+					get_txn(&r, &txn);
+					/* the load's callback never stops the parse */
+					(void) callback(&txn, arg);
+				}
+				break;
+			case 'S':
+				{
+					uint8		saw;
+
+					get_bytes(&r, stats, sizeof(*stats));
+					get_bytes(&r, &saw, 1);
+					*saw_text = saw != 0;
+				}
+				done = true;
+				break;
+			default:
+				bad_message();
+		}
+	}
+
+	WaitForParallelWorkersToFinish(pcxt);
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+	if (r.ops)
+		pfree(r.ops);
+	if (r.texts)
+		pfree(r.texts);
+	return true;
+}
