@@ -28,7 +28,7 @@
 #include "isograph.h"
 
 /* What one read() asks for: a read a MB costs nothing against parsing it. */
-#define EDN_FILE_BLOCK		((size_t) 1024 * 1024)
+#define EDN_FILE_BLOCK		ISO_EDN_BLOCK_BYTES
 /* The longest line read (a line may hold several records, or a part of one). */
 #define EDN_FILE_MAX_LINE	((size_t) 64 * 1024 * 1024)
 
@@ -56,33 +56,50 @@ typedef struct EdnFileBuffer
 	size_t		cap;
 } EdnFileBuffer;
 
-/* Read more of the file after what the buffer holds; false at its end. */
+/* Read more of the source after what the buffer holds; false at its end. */
 static bool
-read_block(int fd, const char *path, EdnFileBuffer *b)
+read_block(const EdnBlockSource *src, EdnFileBuffer *b)
 {
-	ssize_t		n;
+	size_t		n;
 
 	if (b->cap - b->len < EDN_FILE_BLOCK)
 	{
-		if (b->len > EDN_FILE_MAX_LINE)
+		if (b->len > src->max_line)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("a line of file \"%s\" is longer than %zu bytes", path, EDN_FILE_MAX_LINE),
+					 errmsg("a line of file \"%s\" is longer than %zu bytes", src->name, src->max_line),
 					 errdetail("A history file is read line by line; a line may hold several records, but not more than %zu bytes.",
-							   EDN_FILE_MAX_LINE),
+							   src->max_line),
 					 errhint("Put the records on lines of their own, as Jepsen writes them.")));
 		b->cap = b->len + EDN_FILE_BLOCK;
-		b->data = repalloc(b->data, b->cap);
+		b->data = repalloc_huge(b->data, b->cap);
 	}
+	n = src->read(src->arg, b->data + b->len, EDN_FILE_BLOCK);
+	b->len += n;
+	return n > 0;
+}
+
+/* An EdnBlockSource's read: the file's next bytes. */
+typedef struct EdnFile
+{
+	int			fd;
+	const char *path;
+} EdnFile;
+
+static size_t
+read_file_block(void *arg, char *buf, size_t max)
+{
+	EdnFile    *f = arg;
+	ssize_t		n;
+
 	pgstat_report_wait_start(WAIT_EVENT_COPY_FILE_READ);
-	n = read(fd, b->data + b->len, EDN_FILE_BLOCK);
+	n = read(f->fd, buf, max);
 	pgstat_report_wait_end();
 	if (n < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not read file \"%s\": %m", path)));
-	b->len += (size_t) n;
-	return n > 0;
+				 errmsg("could not read file \"%s\": %m", f->path)));
+	return (size_t) n;
 }
 
 /*
@@ -109,6 +126,39 @@ feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
 }
 
 /*
+ * Read src into stream, to its end (edn_stream_finish included); an error
+ * of the source or of its EDN is raised here.  *saw_text: whether it holds
+ * more than white space.
+ */
+void
+iso_edn_read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
+					bool *saw_text)
+{
+	EdnFileBuffer b;
+	size_t		i;
+
+	*saw_text = false;
+	b.cap = EDN_FILE_BLOCK;
+	b.data = palloc(b.cap);
+	b.len = b.fed = 0;
+	while (read_block(src, &b))
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (i = 0; !*saw_text && i < b.len; i++)
+			*saw_text = !isspace((unsigned char) b.data[i]);
+		feed_lines(stream, &b, err);
+	}
+
+	/* the last line, if it has no newline, and what a record left unused */
+	pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
+	if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
+		iso_report_edn_error(err, b.data, b.len);
+	if (!edn_stream_finish(stream))
+		iso_report_parse_error(err, "EDN");
+	pfree(b.data);
+}
+
+/*
  * Read the file at path into stream, to its end (edn_stream_finish
  * included); an error of the file or of its EDN is raised here.  *saw_text:
  * whether the file holds more than white space.
@@ -116,9 +166,9 @@ feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
 void
 iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool *saw_text)
 {
-	EdnFileBuffer b;
+	EdnBlockSource src;
+	EdnFile		f;
 	struct stat st;
-	size_t		i;
 	int			fd;
 
 	iso_check_read_server_files();
@@ -149,26 +199,14 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 				 errmsg("\"%s\" is not a regular file", path),
 				 errhint("Copy the history into a file first.")));
 
-	*saw_text = false;
-	b.cap = EDN_FILE_BLOCK;
-	b.data = palloc(b.cap);
-	b.len = b.fed = 0;
-	while (read_block(fd, path, &b))
-	{
-		CHECK_FOR_INTERRUPTS();
-		for (i = 0; !*saw_text && i < b.len; i++)
-			*saw_text = !isspace((unsigned char) b.data[i]);
-		feed_lines(stream, &b, err);
-	}
+	f.fd = fd;
+	f.path = path;
+	src.read = read_file_block;
+	src.arg = &f;
+	src.name = path;
+	src.max_line = EDN_FILE_MAX_LINE;
+	iso_edn_read_blocks(&src, stream, err, saw_text);
 	CloseTransientFile(fd);
-
-	/* the last line, if it has no newline, and what a record left unused */
-	pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
-	if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
-		iso_report_edn_error(err, b.data, b.len);
-	if (!edn_stream_finish(stream))
-		iso_report_parse_error(err, "EDN");
-	pfree(b.data);
 }
 
 IsoHistory *

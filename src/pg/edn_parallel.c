@@ -1,16 +1,18 @@
 /*
  * edn_parallel.c
- *	  An EDN file on the server read and parsed by a parallel worker while
- *	  the backend stores what it parsed (iso_load_jepsen_file).
+ *	  EDN parsed by a parallel worker while the backend stores what it
+ *	  parsed (iso_load_jepsen_file, iso_load_jepsen).
  *
- * A stored load of a file spends about a third of its time reading and
- * parsing the file, the rest packing and writing the events and building
- * the image; a backend alone does one after the other, on one core.  Here
- * one parallel worker reads the file (edn_file.c, unchanged) and sends the
- * transactions its parser produces, in batches, through a shared memory
- * queue; the backend (the leader) turns each back into an EdnTxn and gives
- * it to the callback the serial load uses, in the same order.  So the rows
- * stored are the serial load's, byte for byte.
+ * A stored load spends about a third of its time reading and parsing the
+ * EDN, the rest packing and writing the events and building the image; a
+ * backend alone does one after the other, on one core.  Here one parallel
+ * worker parses: a file on the server it reads itself (edn_file.c,
+ * unchanged), a text of the backend's it is sent a block (1 MB) at a time
+ * through a second queue, and it reads those blocks as it would the file's.
+ * It sends the transactions its parser produces, in batches, through a
+ * shared memory queue; the backend (the leader) turns each back into an
+ * EdnTxn and gives it to the callback the serial load uses, in the same
+ * order.  So the rows stored are the serial load's, byte for byte.
  *
  * The worker is PostgreSQL's own parallel machinery (access/parallel.h):
  * it runs as the calling role, in the same database, with the same
@@ -23,16 +25,21 @@
  * before (history row, lock, the chunk writer), and only rows are inserted
  * during it, no commands.
  *
- * The in-memory check of a file (iso_levels_jepsen_file) reads it itself:
- * there the leader's work during the parse (the history, 0.6 s at 1M
- * transactions) is smaller than the worker's (parse 1.55 s and encoding
- * 0.5 s), and the inference waits for both, so a worker bought nothing
- * (docs/performance.md).
+ * The in-memory checks (iso_levels_jepsen_file, iso_levels_jepsen) parse
+ * in the backend: there the leader's work during the parse (the history,
+ * 0.6 s at 1M transactions) is smaller than the worker's (parse 1.55 s and
+ * encoding 0.5 s), and the inference waits for both, so a worker bought
+ * nothing (docs/performance.md).
  *
- * No worker is used when max_parallel_workers_per_gather is 0, when none is
- * free (max_parallel_workers, max_worker_processes), in a serializable
+ * No worker is used for a file or text under EDN_PARALLEL_MIN_BYTES (a
+ * worker takes 5-20 ms to start, longer than such a text takes to parse),
+ * when max_parallel_workers_per_gather is 0, when none is free
+ * (max_parallel_workers, max_worker_processes), in a serializable
  * transaction, or in a backend already in parallel mode; the caller then
- * reads the file itself (iso_edn_read_file).
+ * parses the EDN itself.
+ *
+ * A text block on its queue: up to 1 MB of the text, the end of the text
+ * when the backend detaches from the queue.
  *
  * A batch on the queue: 'T', then transactions, each
  *	  txn_id, process, invoke_time, complete_time, record, line (int64),
@@ -41,10 +48,12 @@
  *	  and each op: kind (uint8), list_len (int32), key, value, read_value
  *	  and list_len elements, each a text: length + 1 as a varint (0 = no
  *	  text), then its bytes.
- * The last message: 'S', the parser's EdnStats and whether the file held
+ * The last message: 'S', the parser's EdnStats and whether the EDN held
  * more than white space.
  */
 #include "postgres.h"
+
+#include <sys/stat.h>
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -54,7 +63,9 @@
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
 #include "isograph.h"
 
@@ -62,15 +73,22 @@ PGDLLEXPORT void iso_edn_file_worker(dsm_segment *seg, shm_toc *toc);
 
 #define KEY_SHARED		UINT64CONST(0x150E0F11E0000001)
 #define KEY_QUEUE		UINT64CONST(0x150E0F11E0000002)
+#define KEY_TEXT_QUEUE	UINT64CONST(0x150E0F11E0000003)
+
+/* The smallest file or text read by a worker: a block of the reader. */
+#define EDN_PARALLEL_MIN_BYTES	ISO_EDN_BLOCK_BYTES
 
 /* The queue: room for the worker to run ahead of the leader. */
 #define QUEUE_BYTES		((Size) 8 * 1024 * 1024)
+/* The text's queue, the other way: four blocks. */
+#define TEXT_QUEUE_BYTES	((Size) 4 * ISO_EDN_BLOCK_BYTES + 1024)
 /* A batch is sent once it holds this much. */
 #define BATCH_BYTES		(256 * 1024)
 
 typedef struct EdnFileShared
 {
 	IsoWorkload expected;
+	bool		from_text;		/* the text's queue, not a file at path */
 	char		path[FLEXIBLE_ARRAY_MEMBER];
 } EdnFileShared;
 
@@ -186,6 +204,22 @@ send_txn(const EdnTxn *txn, void *arg)
 	return true;
 }
 
+/* An EdnBlockSource's read: the next block of the backend's text, 0 at its end. */
+static size_t
+read_text_block(void *arg, char *buf, size_t max)
+{
+	Size		nbytes;
+	void	   *data;
+
+	if (shm_mq_receive((shm_mq_handle *) arg, &nbytes, &data, false) != SHM_MQ_SUCCESS)
+		return 0;				/* the backend sent it all and detached */
+	if (nbytes > max || nbytes == 0)
+		elog(ERROR, "isograph: a block of %zu bytes from the backend, expected 1 to %zu",
+			 (size_t) nbytes, max);
+	memcpy(buf, data, nbytes);
+	return nbytes;
+}
+
 void
 iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 {
@@ -202,7 +236,20 @@ iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 	initStringInfo(&s.batch);
 
 	stream = edn_stream_begin(shared->expected, send_txn, &s, &stats, &err);
-	iso_edn_read_file(shared->path, stream, &err, &saw_text);
+	if (shared->from_text)
+	{
+		shm_mq	   *text_mq = shm_toc_lookup(toc, KEY_TEXT_QUEUE, false);
+		EdnBlockSource src;
+
+		shm_mq_set_receiver(text_mq, MyProc);
+		src.read = read_text_block;
+		src.arg = shm_mq_attach(text_mq, seg, NULL);
+		src.name = "the EDN text";
+		src.max_line = MaxAllocHugeSize;	/* a text has no line limit */
+		iso_edn_read_blocks(&src, stream, &err, &saw_text);
+	}
+	else
+		iso_edn_read_file(shared->path, stream, &err, &saw_text);
 	edn_stream_free(stream);
 	if (s.batch.len > 0)
 		send_message(&s);
@@ -354,45 +401,178 @@ get_txn(Receiver *r, EdnTxn *txn)
 }
 
 /* The worker's part: a context with one worker, set up and launched. */
-static ParallelContext *
-launch_reader(const char *path, IsoWorkload expected, shm_mq_handle **mqh)
+typedef struct Reader
+{
+	ParallelContext *pcxt;
+	shm_mq_handle *out;			/* transactions, from the worker */
+	shm_mq_handle *in;			/* the text, to the worker (NULL: a file) */
+} Reader;
+
+static bool
+launch_reader(Reader *rd, const char *path, bool from_text, IsoWorkload expected)
 {
 	ParallelContext *pcxt;
 	EdnFileShared *shared;
 	Size		shared_size = add_size(offsetof(EdnFileShared, path), strlen(path) + 1);
 	shm_mq	   *mq;
+	shm_mq	   *text_mq = NULL;
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("isograph", "iso_edn_file_worker", 1);
 	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
 	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
-	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	if (from_text)
+		shm_toc_estimate_chunk(&pcxt->estimator, TEXT_QUEUE_BYTES);
+	shm_toc_estimate_keys(&pcxt->estimator, from_text ? 3 : 2);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
 		/* no dynamic shared memory: no worker either */
 		DestroyParallelContext(pcxt);
 		ExitParallelMode();
-		return NULL;
+		return false;
 	}
 
 	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	shared->expected = expected;
+	shared->from_text = from_text;
 	strcpy(shared->path, path);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
 	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
 	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
 	shm_mq_set_receiver(mq, MyProc);
+	if (from_text)
+	{
+		text_mq = shm_mq_create(shm_toc_allocate(pcxt->toc, TEXT_QUEUE_BYTES), TEXT_QUEUE_BYTES);
+		shm_toc_insert(pcxt->toc, KEY_TEXT_QUEUE, text_mq);
+		shm_mq_set_sender(text_mq, MyProc);
+	}
 
 	LaunchParallelWorkers(pcxt);
 	if (pcxt->nworkers_launched == 0)
 	{
 		DestroyParallelContext(pcxt);
 		ExitParallelMode();
-		return NULL;
+		return false;
 	}
-	*mqh = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
-	return pcxt;
+	rd->pcxt = pcxt;
+	rd->out = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
+	rd->in = from_text ? shm_mq_attach(text_mq, pcxt->seg, pcxt->worker[0].bgwhandle) : NULL;
+	return true;
+}
+
+/* The worker stopped early: its error, raised here (or one of ours). */
+static void pg_attribute_noreturn()
+worker_stopped(Reader *rd)
+{
+	WaitForParallelWorkersToFinish(rd->pcxt);
+	elog(ERROR, "isograph: the parallel worker reading a history stopped without an error");
+}
+
+/*
+ * Take what the worker sends, giving each transaction to callback, until
+ * its last message; meanwhile send it text[0..len) a block at a time (a
+ * text source).  Neither queue is waited on alone: the worker may wait to
+ * send transactions while the backend has text left to send, and the other
+ * way round.
+ */
+static void
+run_reader(Reader *rd, const char *text, size_t len,
+		   EdnTxnCallback callback, void *arg, EdnStats *stats, bool *saw_text)
+{
+	Receiver	r;
+	size_t		sent = 0;
+	bool		done = false;
+
+	memset(&r, 0, sizeof(r));
+	while (!done)
+	{
+		bool		progress = false;
+		Size		nbytes;
+		void	   *data;
+		shm_mq_result res;
+
+		if (rd->in != NULL)
+		{
+			size_t		n = Min(ISO_EDN_BLOCK_BYTES, len - sent);
+
+			/* a send that would block is repeated with the same bytes */
+			res = shm_mq_send(rd->in, n, text + sent, true, true);
+			if (res == SHM_MQ_DETACHED)
+				worker_stopped(rd);
+			if (res == SHM_MQ_SUCCESS)
+			{
+				sent += n;
+				progress = true;
+				if (sent == len)
+				{
+					shm_mq_detach(rd->in);	/* the end of the text */
+					rd->in = NULL;
+				}
+			}
+		}
+
+		res = shm_mq_receive(rd->out, &nbytes, &data, true);
+		if (res == SHM_MQ_DETACHED)
+			worker_stopped(rd);
+		if (res == SHM_MQ_SUCCESS)
+		{
+			progress = true;
+			if (nbytes == 0)
+				bad_message();
+			r.p = (const char *) data + 1;
+			r.end = (const char *) data + nbytes;
+			switch (*(const char *) data)
+			{
+				case 'T':
+					while (r.p < r.end)
+					{
+						EdnTxn		txn;
+
+						get_txn(&r, &txn);
+						/* the load's callback never stops the parse */
+						(void) callback(&txn, arg);
+					}
+					break;
+				case 'S':
+					{
+						uint8		saw;
+
+						get_bytes(&r, stats, sizeof(*stats));
+						get_bytes(&r, &saw, 1);
+						*saw_text = saw != 0;
+					}
+					done = true;
+					break;
+				default:
+					bad_message();
+			}
+		}
+
+		if (!progress)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+							 WAIT_EVENT_MQ_RECEIVE);
+			ResetLatch(MyLatch);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	WaitForParallelWorkersToFinish(rd->pcxt);
+	DestroyParallelContext(rd->pcxt);
+	ExitParallelMode();
+	if (r.ops)
+		pfree(r.ops);
+	if (r.texts)
+		pfree(r.texts);
+}
+
+/* Whether this backend may start a worker now (see the top). */
+static bool
+worker_possible(void)
+{
+	return max_parallel_workers_per_gather > 0 && !IsInParallelMode() &&
+		!IsolationIsSerializable() && ActiveSnapshotSet();
 }
 
 bool
@@ -400,70 +580,34 @@ iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 						   EdnTxnCallback callback, void *arg, EdnStats *stats,
 						   bool *saw_text)
 {
-	ParallelContext *pcxt;
-	shm_mq_handle *mqh;
-	Receiver	r;
-	bool		done = false;
+	Reader		rd;
+	struct stat st;
 
-	if (max_parallel_workers_per_gather <= 0 || IsInParallelMode() ||
-		IsolationIsSerializable() || !ActiveSnapshotSet())
+	if (!worker_possible())
 		return false;
-	/* refused before any worker starts (the worker checks again) */
+	/* refused before anything is looked at (the worker checks again) */
 	iso_check_read_server_files();
-	pcxt = launch_reader(path, expected, &mqh);
-	if (pcxt == NULL)
+	/* a small file, or one that cannot be read: the serial path (its errors) */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+		st.st_size < (off_t) EDN_PARALLEL_MIN_BYTES)
 		return false;
+	if (!launch_reader(&rd, path, false, expected))
+		return false;
+	run_reader(&rd, NULL, 0, callback, arg, stats, saw_text);
+	return true;
+}
 
-	memset(&r, 0, sizeof(r));
-	while (!done)
-	{
-		Size		nbytes;
-		void	   *data;
-		shm_mq_result res = shm_mq_receive(mqh, &nbytes, &data, false);
+bool
+iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
+						   EdnTxnCallback callback, void *arg, EdnStats *stats)
+{
+	Reader		rd;
+	bool		saw_text;
 
-		if (res != SHM_MQ_SUCCESS)
-		{
-			/* the worker stopped early: its error, raised here */
-			WaitForParallelWorkersToFinish(pcxt);
-			elog(ERROR, "isograph: the parallel worker reading a history file stopped without an error");
-		}
-		if (nbytes == 0)
-			bad_message();
-		r.p = (const char *) data + 1;
-		r.end = (const char *) data + nbytes;
-		switch (*(const char *) data)
-		{
-			case 'T':
-				while (r.p < r.end)
-				{
-					EdnTxn		txn;
-
-					get_txn(&r, &txn);
-					/* the load's callback never stops the parse */
-					(void) callback(&txn, arg);
-				}
-				break;
-			case 'S':
-				{
-					uint8		saw;
-
-					get_bytes(&r, stats, sizeof(*stats));
-					get_bytes(&r, &saw, 1);
-					*saw_text = saw != 0;
-				}
-				done = true;
-				break;
-			default:
-				bad_message();
-		}
-	}
-
-	WaitForParallelWorkersToFinish(pcxt);
-	DestroyParallelContext(pcxt);
-	ExitParallelMode();
-	if (r.ops)
-		pfree(r.ops);
-	if (r.texts)
-		pfree(r.texts);
+	if (!worker_possible() || len < EDN_PARALLEL_MIN_BYTES)
+		return false;
+	if (!launch_reader(&rd, "", true, expected))
+		return false;
+	run_reader(&rd, text, len, callback, arg, stats, &saw_text);
 	return true;
 }

@@ -215,6 +215,23 @@ extern struct IsoHistory *iso_memory_history_finish(EdnHistory *eh, const EdnSta
 													 IsoTimeSource *time_source);
 extern IsoWorkload iso_workload_from_text(text *t);
 
+/*
+ * Where blocks of EDN text come from (edn_file.c): a file on the server, or
+ * in a parallel worker the backend's text (edn_parallel.c).  read puts at
+ * most max bytes at buf and says how many, 0 at the end; name is the file
+ * a line longer than max_line is said to be in.
+ */
+#define ISO_EDN_BLOCK_BYTES		((size_t) 1024 * 1024)
+typedef struct EdnBlockSource
+{
+	size_t		(*read) (void *arg, char *buf, size_t max);
+	void	   *arg;
+	const char *name;
+	size_t		max_line;
+} EdnBlockSource;
+extern void iso_edn_read_blocks(const EdnBlockSource *src, EdnStream *stream,
+								IsoParseError *err, bool *saw_text);
+
 /* The same from a file on the server, read in blocks (edn_file.c). */
 extern void iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err,
 							  bool *saw_text);
@@ -226,6 +243,10 @@ extern void iso_check_read_server_files(void);
 extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 									   EdnTxnCallback callback, void *arg,
 									   EdnStats *stats, bool *saw_text);
+/* The same for an EDN text of the backend, sent to the worker in blocks. */
+extern bool iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
+									   EdnTxnCallback callback, void *arg,
+									   EdnStats *stats);
 extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
 													 MemoryContext cxt,
 													 IsoTimeSource *time_source);

@@ -525,6 +525,19 @@ jepsen_load_begin(JepsenLoad *load, const char *name, IsoWorkload expected,
 		state->history = edn_history_begin(CurrentMemoryContext);
 }
 
+/*
+ * A parallel worker may parse the EDN (edn_parallel.c) while the load
+ * stores it: the chunk writer's queries run now, and the transaction id is
+ * taken, before the parallel mode that forbids both.
+ */
+static void
+jepsen_load_before_worker(JepsenLoad *load)
+{
+	if (load->state.store != NULL)
+		iso_event_store_prepare(load->state.store, load->state.history_id);
+	(void) GetCurrentTransactionId();
+}
+
 /* After the parser has seen the whole history: checks, metadata, image. */
 static int64
 jepsen_load_finish(JepsenLoad *load)
@@ -576,7 +589,10 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 	refuse_blank_text(text_to_cstring(PG_GETARG_TEXT_PP(0)), VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	jepsen_load_begin(&load, text_to_cstring(PG_GETARG_TEXT_PP(0)), expected,
 					  "iso_load_jepsen(name, edn, 'rw-register')");
-	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+	jepsen_load_before_worker(&load);
+	if (!iso_edn_read_text_parallel(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn), expected,
+									load_txn_callback, &load.state, &load.stats) &&
+		!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &load.state,
 						   &load.stats, &load.err))
 		iso_report_edn_error(&load.err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
@@ -610,14 +626,7 @@ iso_load_jepsen_file(PG_FUNCTION_ARGS)
 	/* before the history is created: a role refused creates nothing */
 	iso_check_read_server_files();
 	jepsen_load_begin(&load, name, expected, "iso_load_jepsen_file(name, path, 'rw-register')");
-	/*
-	 * A parallel worker reads the file if one is free (edn_parallel.c): the
-	 * chunk writer's queries run now, and the transaction id is taken,
-	 * before the parallel mode that forbids both.
-	 */
-	if (load.state.store != NULL)
-		iso_event_store_prepare(load.state.store, load.state.history_id);
-	(void) GetCurrentTransactionId();
+	jepsen_load_before_worker(&load);
 	if (!iso_edn_read_file_parallel(path, expected, load_txn_callback, &load.state,
 									&load.stats, &saw_text))
 	{

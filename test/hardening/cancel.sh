@@ -144,12 +144,12 @@ el=$(( $(now_ms) - t0 ))
 ok $(grep -q 'is not a regular file' <<<"$out" && [ "$el" -lt 3000 ] && echo 0 || echo 1) \
 	"iso_levels_jepsen_file refuses a FIFO without a writer at once (${el} ms): $(head -1 <<<"$out")"
 
-# iso_load_jepsen_file reads the file in a parallel worker (edn_parallel.c):
-# the worker is seen beside its backend while the file loads; a load
-# cancelled part-way takes its worker with it and stores nothing, and the
-# same session then loads the file to the end; with no worker free
-# (max_parallel_workers = 0) the backend reads the file itself and stores
-# the same chunks.
+# iso_load_jepsen_file and iso_load_jepsen of a big text have a parallel
+# worker parse the EDN (edn_parallel.c): the worker is seen beside its
+# backend while the history loads; a load cancelled part-way takes its
+# worker with it and stores nothing, and the same session then loads the
+# history to the end; with no worker free (max_parallel_workers = 0) the
+# backend parses the file itself and stores the same chunks.
 gen_edn "$WORK/par.edn" --txns 200000 --processes 20 --keys 1000 --seed 11
 chmod 644 "$WORK/par.edn"
 q <<'SQL'
@@ -169,45 +169,52 @@ BEGIN
 	RETURN n;
 END $$;
 SQL
-psql -X -q -A -t -c "SET application_name = 'hardening-file-loader'" -c "BEGIN" \
-	-c "SELECT 'loaded', iso_load_jepsen_file('hardening-parallel-load', '$WORK/par.edn') > 0" \
-	-c "ROLLBACK" >"$WORK/par.out" 2>&1 &
-loader=$!
-seen=$(q -c "SELECT public.hardening_wait_for_worker('hardening-file-loader')")
-wait $loader
-ok $([ "$seen" = 1 ] && grep -q '^loaded|t' "$WORK/par.out" && echo 0 || echo 1) \
-	"iso_load_jepsen_file loads with a parallel worker beside its backend (workers seen: $seen; $(grep -m1 -e '^loaded' -e ERROR "$WORK/par.out"))"
+for how in file text; do
+	if [ $how = file ]; then load="iso_load_jepsen_file('hardening-parallel-load', :'file')"
+	else load="iso_load_jepsen('hardening-parallel-load', pg_read_file(:'file'))"; fi
+	psql -X -q -A -t -v file="$WORK/par.edn" >"$WORK/par.out" 2>&1 <<SQL &
+SET application_name = 'hardening-$how-loader';
+BEGIN;
+SELECT 'loaded', $load > 0;
+ROLLBACK;
+SQL
+	loader=$!
+	seen=$(q -c "SELECT public.hardening_wait_for_worker('hardening-$how-loader')")
+	wait $loader
+	ok $([ "$seen" = 1 ] && grep -q '^loaded|t' "$WORK/par.out" && echo 0 || echo 1) \
+		"the $how load has a parallel worker beside its backend (workers seen: $seen; $(grep -m1 -e '^loaded' -e ERROR "$WORK/par.out"))"
 
-out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<'SQL'
+	out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<SQL
 \set ON_ERROR_STOP off
 BEGIN;
 SELECT pg_catalog.clock_timestamp() AS t0 \gset
-SELECT iso_load_jepsen_file('hardening-timed-file-load', :'file') IS NOT NULL AS loaded \gset
+SELECT $load IS NOT NULL AS loaded \gset
 SELECT greatest(1, round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000 / 2))::int AS to \gset
 ROLLBACK;
 \echo timeout :to
 SET statement_timeout = :to;
-SELECT iso_load_jepsen_file('hardening-cancelled-file-load', :'file');
+SELECT $load;
 \echo SQLSTATE :SQLSTATE
 RESET statement_timeout;
 SELECT 'workers', count(*) FROM pg_stat_activity WHERE leader_pid = pg_backend_pid();
-SELECT 'left', count(*) FROM iso_history WHERE name LIKE 'hardening-%file-load';
+SELECT 'left', count(*) FROM iso_history WHERE name = 'hardening-parallel-load';
 BEGIN;
-SELECT 'then', iso_load_jepsen_file('hardening-file-load-again', :'file') > 0;
+SELECT 'then', $load > 0;
 ROLLBACK;
 SQL
 )
-to=$(sed -n 's/^timeout //p' <<<"$out")
-state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
-if [ "$state" = 00000 ]; then
-	skip "iso_load_jepsen_file finished before the ${to} ms timeout (machine load)" 3
-	q -c "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'hardening-cancelled-file-load'" >/dev/null
-else
-	ok $([ "$state" = 57014 ] && [ "$(sed -n 's/^workers|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) \
-		"iso_load_jepsen_file cancelled at ${to} ms, half its run time: no worker of the backend left"
-	ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled file load left no history behind"
-	ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = t ] && echo 0 || echo 1) "the same session then loads the file to the end"
-fi
+	to=$(sed -n 's/^timeout //p' <<<"$out")
+	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+	if [ "$state" = 00000 ]; then
+		skip "the $how load finished before the ${to} ms timeout (machine load)" 3
+		q -c "SELECT iso_delete_history(history_id) FROM iso_history WHERE name = 'hardening-parallel-load'" >/dev/null
+	else
+		ok $([ "$state" = 57014 ] && [ "$(sed -n 's/^workers|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) \
+			"the $how load cancelled at ${to} ms, half its run time: no worker of the backend left"
+		ok $([ "$(sed -n 's/^left|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) "the cancelled $how load left no history behind"
+		ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = t ] && echo 0 || echo 1) "the same session then loads the $how to the end"
+	fi
+done
 
 out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<'SQL'
 BEGIN;

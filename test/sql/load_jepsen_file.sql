@@ -5,7 +5,10 @@
 -- parallel worker and read by the backend itself (no workers); an empty
 -- file; who may read one (pg_read_server_files), and that a refused or
 -- failed load stores nothing.  Files are written into the data directory
--- with lo_export (exact bytes) and emptied at the end.
+-- with lo_export (exact bytes) and emptied at the end.  A worker reads
+-- files and texts of 1 MB or more, so the small ones get a comment of 1 MB
+-- at their end; iso_load_jepsen of such a text is compared with and
+-- without a worker too.
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
 SELECT current_setting('data_directory') || '/isograph_regress_load_file.edn' AS path \gset
@@ -50,9 +53,12 @@ AS $$ SELECT pg_temp.loaded(load) $$;
 
 \set files `for f in test/data/rules/*.edn test/data/register/*.edn; do printf '%s\t' "${f#test/data/}"; base64 -w0 "$f"; echo; done`
 CREATE TEMP TABLE histories AS
-SELECT split_part(l, E'\t', 1) AS name, decode(split_part(l, E'\t', 2), 'base64') AS content
+SELECT split_part(l, E'\t', 1) AS name,
+       decode(split_part(l, E'\t', 2), 'base64') ||
+       convert_to(E'\n; ' || repeat('x', 1048576) || E'\n', 'UTF8') AS content
   FROM unnest(string_to_array(:'files', E'\n')) l WHERE l <> '';
-CREATE TEMP TABLE compared (name text, text_load text, file_load text, file_load_serial text);
+CREATE TEMP TABLE compared (name text, text_load text, file_load text, file_load_serial text,
+                             text_load_serial text);
 DO $$
 DECLARE
 	h record;
@@ -63,13 +69,15 @@ BEGIN
 		INSERT INTO compared VALUES (h.name,
 			pg_temp.loaded(format('SELECT iso_load_jepsen(%L, %L)', 'load-file ' || h.name, convert_from(h.content, 'UTF8'))),
 			pg_temp.loaded(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)),
-			pg_temp.loaded_serially(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)));
+			pg_temp.loaded_serially(format('SELECT iso_load_jepsen_file(%L, %L)', 'load-file ' || h.name, f)),
+			pg_temp.loaded_serially(format('SELECT iso_load_jepsen(%L, %L)', 'load-file ' || h.name, convert_from(h.content, 'UTF8'))));
 	END LOOP;
 END $$;
 SELECT count(*) > 50 AS many_histories,
        count(*) FILTER (WHERE left(text_load, 6) = 'ERROR ') AS errors,
        count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load) AS different,
-       count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load_serial) AS different_serially
+       count(*) FILTER (WHERE text_load IS DISTINCT FROM file_load_serial OR
+                              text_load IS DISTINCT FROM text_load_serial) AS different_serially
   FROM compared;
 SELECT name, text_load FROM compared WHERE left(text_load, 6) = 'ERROR ' ORDER BY name;
 -- one whole load, to see that the rows are there
@@ -105,7 +113,8 @@ SELECT pg_temp.put_file(:'path', ''::bytea);
 SELECT iso_load_jepsen_file('empty', 'isograph_regress_load_file.edn');
 SELECT pg_temp.put_file(:'path', convert_to(E'  \n\n ', 'UTF8'));
 SELECT iso_load_jepsen_file('blank', 'isograph_regress_load_file.edn', 'list-append');
-SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:append 1 @]]}\n', 'UTF8'));
+SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n{:type :ok, :value [[:append 1 @]]}\n; '
+                                             || repeat('x', 1048576) || E'\n', 'UTF8'));
 -- the error of the EDN, with its context; from a parallel worker, the same
 -- error (PostgreSQL adds the context line "parallel worker", not shown)
 SET max_parallel_workers_per_gather = 0;
@@ -114,6 +123,7 @@ SELECT iso_load_jepsen_file('bad', :'path');
 \set SHOW_CONTEXT never
 RESET max_parallel_workers_per_gather;
 SELECT iso_load_jepsen_file('bad', :'path');
+SELECT iso_load_jepsen('bad', convert_from(pg_read_binary_file(:'path'), 'UTF8'));
 -- in a serializable transaction the backend reads the file itself
 BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT iso_load_jepsen_file('bad', :'path');
