@@ -1,9 +1,10 @@
 /*
  * edn_file.c
- *	  A Jepsen EDN file on the server read block by block, into a history
- *	  in memory (iso_levels_jepsen_file) or into a load (iso_load_jepsen_file,
- *	  load.c): no text value holds the file, so it may be of any size, and
- *	  the backend holds one block of it.
+ *	  A Jepsen EDN file on the server read block by block into an EDN
+ *	  stream, for a history in memory (iso_levels_jepsen_file) or a load
+ *	  (iso_load_jepsen_file, load.c): no text value holds the file, so it
+ *	  may be of any size, and the backend holds one block of it.  The same
+ *	  block reader takes a text sent to a parallel worker (edn_parallel.c).
  *
  * Reading a server file is what COPY FROM a file and pg_read_file do, and
  * is allowed to the same roles: members of pg_read_server_files (and
@@ -24,7 +25,6 @@
 #include "utils/acl.h"
 #include "utils/wait_event.h"
 
-#include "history.h"
 #include "isograph.h"
 
 /* What one read() asks for: a read a MB costs nothing against parsing it. */
@@ -207,21 +207,4 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 	src.max_line = EDN_FILE_MAX_LINE;
 	iso_edn_read_blocks(&src, stream, err, saw_text);
 	CloseTransientFile(fd);
-}
-
-IsoHistory *
-iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
-						  IsoTimeSource *time_source)
-{
-	EdnHistory *eh;
-	EdnStats	stats;
-	IsoParseError err;
-	EdnStream  *stream;
-	bool		saw_text;
-
-	stream = iso_memory_history_stream(expected, cxt, &eh, &stats, &err);
-	iso_edn_read_file(path, stream, &err, &saw_text);
-	edn_stream_free(stream);
-	return iso_memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
-									 time_source);
 }

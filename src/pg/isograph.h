@@ -179,7 +179,7 @@ extern IsoListCheck iso_list_literal_slices(Datum d, IsoSlice **elems, int *n);
 /* a history's events are about to change: outdate its image (image_store.c) */
 extern void iso_image_events_written(int64 history_id);
 
-/* Turn a parser error into ereport(ERROR) (load.c). */
+/* Turn a parser error into ereport(ERROR) (parse_error.c). */
 extern void iso_report_parse_error(const IsoParseError *err, const char *what) pg_attribute_noreturn();
 extern void iso_report_edn_error(const IsoParseError *err, const char *text, size_t len) pg_attribute_noreturn();
 
@@ -202,17 +202,10 @@ extern void iso_snapshot_push_latest(void);
 extern void iso_snapshot_pop(void);
 
 /* An EDN history parsed into memory only (load.c). */
-typedef struct EdnHistory EdnHistory;
 struct IsoHistory;
 extern struct IsoHistory *iso_history_from_edn(text *edn, IsoWorkload expected,
 												MemoryContext cxt,
 												IsoTimeSource *time_source);
-extern EdnStream *iso_memory_history_stream(IsoWorkload expected, MemoryContext cxt,
-											EdnHistory **eh, EdnStats *stats,
-											IsoParseError *err);
-extern struct IsoHistory *iso_memory_history_finish(EdnHistory *eh, const EdnStats *stats,
-													 const char *workload_hint,
-													 IsoTimeSource *time_source);
 extern IsoWorkload iso_workload_from_text(text *t);
 
 /*
@@ -232,7 +225,7 @@ typedef struct EdnBlockSource
 extern void iso_edn_read_blocks(const EdnBlockSource *src, EdnStream *stream,
 								IsoParseError *err, bool *saw_text);
 
-/* The same from a file on the server, read in blocks (edn_file.c). */
+/* The same from a file on the server, read in blocks (edn_file.c, load.c). */
 extern void iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err,
 							  bool *saw_text);
 extern void iso_check_read_server_files(void);

@@ -40,79 +40,6 @@ PG_FUNCTION_INFO_V1(iso_load_jepsen);
 PG_FUNCTION_INFO_V1(iso_load_jepsen_file);
 PG_FUNCTION_INFO_V1(iso_load_versions);
 
-static int
-parse_error_code(IsoErrorKind kind)
-{
-	switch (kind)
-	{
-		case ISO_PARSE_SYNTAX:
-			return ERRCODE_INVALID_TEXT_REPRESENTATION;
-		case ISO_PARSE_RANGE:
-			return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
-		case ISO_PARSE_LIMIT:
-			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
-		case ISO_PARSE_DUPLICATE:
-			return ERRCODE_UNIQUE_VIOLATION;
-		case ISO_PARSE_UNTRANSLATABLE:
-			return ERRCODE_UNTRANSLATABLE_CHARACTER;
-		case ISO_PARSE_INVALID:
-		case ISO_PARSE_OK:
-			break;
-	}
-	return ERRCODE_DATA_EXCEPTION;
-}
-
-void
-iso_report_parse_error(const IsoParseError *err, const char *what)
-{
-	char	   *where = err->record > 0 ?
-		psprintf("%s record %lld, line %lld", what,
-				 (long long) err->record, (long long) err->line) :
-		psprintf("%s line %lld", what, (long long) err->line);
-
-	ereport(ERROR,
-			(errcode(parse_error_code(err->kind)),
-			 errmsg("%s", err->message),
-			 err->detail[0] ? errdetail("%s", err->detail) : 0,
-			 err->hint[0] ? errhint("%s", err->hint) : 0,
-			 errcontext("%s", where)));
-	pg_unreachable();
-}
-
-/*
- * Whether text starts like JSON ({"... or [{"...): a common mix-up (Jepsen
- * also writes JSON files, and other tools only JSON), worth its own hint.
- */
-static bool
-looks_like_json(const char *s, size_t len)
-{
-	const char *end = s + len;
-
-	while (s < end && isspace((unsigned char) *s))
-		s++;
-	if (s < end && *s == '[')
-		for (s++; s < end && isspace((unsigned char) *s); s++)
-			;
-	if (s >= end || *s != '{')
-		return false;
-	for (s++; s < end && isspace((unsigned char) *s); s++)
-		;
-	return s < end && *s == '"';
-}
-
-/* iso_report_parse_error for EDN text (whole or one line of it). */
-void
-iso_report_edn_error(const IsoParseError *err, const char *text, size_t len)
-{
-	IsoParseError e = *err;
-
-	if (looks_like_json(text, len))
-		snprintf(e.hint, sizeof(e.hint), "%s",
-				 "The text looks like JSON; isograph reads Jepsen's EDN (history.edn: "
-				 "{:type :ok, :value [[:append 1 2]]} per line). Load other formats with COPY into iso_event.");
-	iso_report_parse_error(&e, "EDN");
-}
-
 /*
  * An EDN text with nothing in it is a mistake, not an empty history: what
  * psql's \set x `cat file` gives when the file cannot be read.  (A text
@@ -248,11 +175,11 @@ event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
 	row->list = op->list;
 }
 
-struct EdnHistory
+typedef struct EdnHistory
 {
 	IsoEdnHistory eh;			/* history_edn.c */
 	MemoryContext cxt;			/* holds eh's arrays */
-};
+} EdnHistory;
 
 static EdnHistory *
 edn_history_begin(MemoryContext parent)
@@ -429,6 +356,22 @@ report_skipped(const EdnStats *stats)
 			 errdetail("%lld with an :f other than :txn, %lld with a keyword :process such as :nemesis.",
 					   (long long) stats->skipped_f, (long long) stats->skipped_process)));
 }
+/* After the parser has seen the whole history: say what was skipped, finish it. */
+static IsoHistory *
+memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workload_hint,
+						  IsoTimeSource *time_source)
+{
+	report_skipped(stats);
+	if (stats->workload == ISO_WORKLOAD_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot tell the workload of the history"),
+				 errdetail("The history has no writes and no reads that return a value."),
+				 errhint("Pass the workload explicitly, e.g. %s.", workload_hint)));
+	*time_source = stats->time_source;
+	return edn_history_finish(eh, stats->workload);
+}
+
 /*
  * Parse an EDN history straight into memory (a child context of cxt), for
  * a check that stores nothing.  Errors as iso_load_jepsen's.
@@ -444,37 +387,31 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, memory_txn_callback, eh, &stats, &err))
 		iso_report_edn_error(&err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
-	return iso_memory_history_finish(eh, &stats, "iso_levels_jepsen(edn, 'rw-register')",
+	return memory_history_finish(eh, &stats, "iso_levels_jepsen(edn, 'rw-register')",
 									 time_source);
 }
 
 /*
- * The same, for EDN that arrives in pieces (edn_file.c): a stream whose
- * transactions go into *eh, a history in a child context of cxt.
+ * The same from a file on the server, read in blocks (edn_file.c): a file
+ * of any size, no text of it in memory.
  */
-EdnStream *
-iso_memory_history_stream(IsoWorkload expected, MemoryContext cxt, EdnHistory **eh,
-						  EdnStats *stats, IsoParseError *err)
-{
-	*eh = edn_history_begin(cxt);
-	return edn_stream_begin(expected, memory_txn_callback, *eh, stats, err);
-}
-
-/* After the parser has seen the whole history: say what was skipped, finish it. */
 IsoHistory *
-iso_memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workload_hint,
+iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
 						  IsoTimeSource *time_source)
 {
-	report_skipped(stats);
-	if (stats->workload == ISO_WORKLOAD_UNKNOWN)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot tell the workload of the history"),
-				 errdetail("The history has no writes and no reads that return a value."),
-				 errhint("Pass the workload explicitly, e.g. %s.", workload_hint)));
-	*time_source = stats->time_source;
-	return edn_history_finish(eh, stats->workload);
+	EdnHistory *eh = edn_history_begin(cxt);
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream;
+	bool		saw_text;
+
+	stream = edn_stream_begin(expected, memory_txn_callback, eh, &stats, &err);
+	iso_edn_read_file(path, stream, &err, &saw_text);
+	edn_stream_free(stream);
+	return memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
+									 time_source);
 }
+
 
 /*
  * A load of an EDN history into iso_event, shared by iso_load_jepsen (the
