@@ -108,7 +108,7 @@ send_message(Sender *s)
 	if (shm_mq_send(s->mqh, s->batch.len, s->batch.data, false, true) != SHM_MQ_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("the backend stopped reading the history file's transactions")));
+				 errmsg("the backend stopped reading the history's transactions")));
 	resetStringInfo(&s->batch);
 }
 
@@ -279,7 +279,7 @@ typedef struct Receiver
 static void pg_attribute_noreturn()
 bad_message(void)
 {
-	elog(ERROR, "isograph: a malformed message from the parallel worker reading a history file");
+	elog(ERROR, "isograph: a malformed message from the parallel worker parsing a history");
 }
 
 static inline void
@@ -466,7 +466,7 @@ static void pg_attribute_noreturn()
 worker_stopped(Reader *rd)
 {
 	WaitForParallelWorkersToFinish(rd->pcxt);
-	elog(ERROR, "isograph: the parallel worker reading a history stopped without an error");
+	elog(ERROR, "isograph: the parallel worker parsing a history stopped without an error");
 }
 
 /*

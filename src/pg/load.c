@@ -356,10 +356,11 @@ report_skipped(const EdnStats *stats)
 			 errdetail("%lld with an :f other than :txn, %lld with a keyword :process such as :nemesis.",
 					   (long long) stats->skipped_f, (long long) stats->skipped_process)));
 }
+
 /* After the parser has seen the whole history: say what was skipped, finish it. */
 static IsoHistory *
 memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workload_hint,
-						  IsoTimeSource *time_source)
+					  IsoTimeSource *time_source)
 {
 	report_skipped(stats);
 	if (stats->workload == ISO_WORKLOAD_UNKNOWN)
@@ -388,7 +389,7 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 						   expected, memory_txn_callback, eh, &stats, &err))
 		iso_report_edn_error(&err, VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn));
 	return memory_history_finish(eh, &stats, "iso_levels_jepsen(edn, 'rw-register')",
-									 time_source);
+								 time_source);
 }
 
 /*
@@ -409,9 +410,8 @@ iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext 
 	iso_edn_read_file(path, stream, &err, &saw_text);
 	edn_stream_free(stream);
 	return memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
-									 time_source);
+								 time_source);
 }
-
 
 /*
  * A load of an EDN history into iso_event, shared by iso_load_jepsen (the

@@ -149,10 +149,16 @@ ok $(grep -q 'is not a regular file' <<<"$out" && [ "$el" -lt 3000 ] && echo 0 |
 # backend while the history loads; a load cancelled part-way takes its
 # worker with it and stores nothing, and the same session then loads the
 # history to the end; with no worker free (max_parallel_workers = 0) the
-# backend parses the file itself and stores the same chunks.
+# backend parses the file itself and stores the same chunks.  The text is
+# loaded by an ordinary role, whose worker parses it as that role.
 gen_edn "$WORK/par.edn" --txns 200000 --processes 20 --keys 1000 --seed 11
 chmod 644 "$WORK/par.edn"
-q <<'SQL'
+q -v file="$WORK/par.edn" <<'SQL'
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS hardening_text_loader;
+CREATE ROLE hardening_text_loader;
+CREATE TABLE public.hardening_par_text AS SELECT pg_read_file(:'file') AS edn;
+GRANT SELECT ON public.hardening_par_text TO hardening_text_loader;
 CREATE FUNCTION public.hardening_wait_for_worker(app text) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -170,12 +176,13 @@ BEGIN
 END $$;
 SQL
 for how in file text; do
-	if [ $how = file ]; then load="iso_load_jepsen_file('hardening-parallel-load', :'file')"
-	else load="iso_load_jepsen('hardening-parallel-load', pg_read_file(:'file'))"; fi
-	psql -X -q -A -t -v file="$WORK/par.edn" >"$WORK/par.out" 2>&1 <<SQL &
+	if [ $how = file ]; then load="iso_load_jepsen_file('hardening-parallel-load', :'file')"; role=$(q -c 'SELECT current_user')
+	else load="iso_load_jepsen('hardening-parallel-load', (SELECT edn FROM public.hardening_par_text))"; role=hardening_text_loader; fi
+	psql -X -q -A -t -v file="$WORK/par.edn" -v role="$role" >"$WORK/par.out" 2>&1 <<SQL &
 SET application_name = 'hardening-$how-loader';
+SET ROLE :"role";
 BEGIN;
-SELECT 'loaded', $load > 0;
+SELECT 'loaded', $load > 0, current_user;
 ROLLBACK;
 SQL
 	loader=$!
@@ -230,7 +237,8 @@ SQL
 )
 ok $([ "$(sed -n 's/^same|//p' <<<"$out")" = t ] && echo 0 || echo 1) \
 	"with no worker free the backend reads the file itself: the same chunks ($(grep -m1 -e '^same' -e ERROR <<<"$out"))"
-q -c "DROP FUNCTION public.hardening_wait_for_worker(text)" >/dev/null
+q -c "DROP FUNCTION public.hardening_wait_for_worker(text)" -c "DROP TABLE public.hardening_par_text" \
+	-c "DROP ROLE hardening_text_loader" >/dev/null
 
 # pg_cancel_backend from another session.  The victim repeats the check so
 # that it is surely still running when the cancel arrives (one check of the

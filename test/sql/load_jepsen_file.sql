@@ -132,18 +132,27 @@ SELECT count(*) = :histories_before AS nothing_stored FROM iso_history;
 \set VERBOSITY terse
 
 -- Who may read a server file: not an ordinary role (nothing is stored);
--- a member of pg_read_server_files, whose history it is.
-SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n', 'UTF8'));
+-- a member of pg_read_server_files, whose history it is.  The file and the
+-- text are over 1 MB, so a parallel worker parses them for the role.
+SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 1]]}\n; '
+                                             || repeat('x', 1048576) || E'\n', 'UTF8'));
 CREATE ROLE regress_iso_file_loader;
 SET ROLE regress_iso_file_loader;
 SELECT iso_load_jepsen_file('by a role', :'path');
 SELECT iso_load_jepsen_file('by a role', 'isograph_regress_load_file.edn');
 SELECT count(*) AS visible FROM iso_history;
+-- any role may load a text, big or not
+SELECT iso_load_jepsen('text by a role', E'{:type :ok, :value [[:append 1 1] [:r 1 [1]]]}\n; '
+                                         || repeat('x', 1048576)) AS h \gset
+SELECT name, owner::regrole, (SELECT count(*) FROM iso_event e WHERE e.history_id = h.history_id) AS events
+  FROM iso_history h;
+SELECT iso_delete_history(:h);
 RESET ROLE;
 GRANT pg_read_server_files TO regress_iso_file_loader;
 SET ROLE regress_iso_file_loader;
 SELECT iso_load_jepsen_file('by a role', :'path') AS h \gset
-SELECT name, owner::regrole FROM iso_history;
+SELECT name, owner::regrole, (SELECT count(*) FROM iso_event e WHERE e.history_id = h.history_id) AS events
+  FROM iso_history h;
 SELECT iso_delete_history(:h);
 RESET ROLE;
 DROP ROLE regress_iso_file_loader;
