@@ -1200,6 +1200,29 @@ iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph)
 		(void) sccs_get(&ctx, B_WW | B_WR | B_RW | B_SO | B_RT, false);
 }
 
+/*
+ * The same when the caller has proven the graph acyclic over every edge
+ * type (iso_realtime_order_acyclic): its components recorded as single
+ * vertices, without looking for them.
+ */
+void
+iso_scc_cache_prime_acyclic(IsoSccCache *cache, const IsoGraph *graph)
+{
+	Ctx			ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.g = graph;
+	ctx.cache = cache;
+	if (cache->n > 0)
+		iso_host_internal_error("SCC cache primed twice");
+	if (graph->n_vertices == 0)
+		return;
+	sccs_trivial(&ctx, false, &cache->sccs[0]);
+	cache->mask[0] = B_WW | B_WR | B_RW | B_SO | B_RT;
+	cache->layered[0] = false;
+	cache->n = 1;
+}
+
 bool
 iso_scc_cache_acyclic(const IsoSccCache *cache, const IsoGraph *graph)
 {

@@ -77,6 +77,11 @@ extern IsoSccCache *iso_scc_cache_create(void);
 extern void iso_scc_cache_free(IsoSccCache *cache);
 extern void iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph);
 /*
+ * Prime it for a graph the caller has proven acyclic over every edge type:
+ * every component a single vertex, found without a search.
+ */
+extern void iso_scc_cache_prime_acyclic(IsoSccCache *cache, const IsoGraph *graph);
+/*
  * After iso_scc_cache_prime: whether the graph over every edge type has
  * only single-vertex components (then no level has a cycle to search for,
  * and the graph may stay unsorted: graph.h).

@@ -714,7 +714,10 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	builder_free_tables(&b);
 
 	iso_infer_session_edges(&b);
-	iso_infer_realtime_edges(&b);
+	if (options && options->defer_realtime)
+		iso_infer_defer_realtime(&b);
+	else
+		iso_infer_realtime_edges(&b);
 	iso_host_return_free_memory();
 
 	if (options && options->unsorted_graph)

@@ -55,6 +55,8 @@ typedef struct IsoInferOptions
 	bool		sequential_keys;	/* session order orders register writes */
 	bool		linearizable_keys;	/* real-time order orders register writes */
 	bool		unsorted_graph; /* leave out.graph unsorted (graph.h) */
+	bool		defer_realtime; /* keep rt out of the graph until asked for
+								 * (iso_infer_add_realtime) */
 } IsoInferOptions;
 
 /*
@@ -94,6 +96,8 @@ typedef struct IsoInference
 	IsoGraph	graph;			/* vertices: n_vertices transactions, then
 								 * realtime.n_points time points */
 	IsoRealtimeInfo realtime;	/* how rt is represented (realtime.h) */
+	bool		realtime_deferred;	/* rt not in graph yet: realtime_order */
+	IsoRealtimeOrder realtime_order;
 	IsoAnomaly *anomalies;
 	uint32		n_anomalies;
 	uint32		cap_anomalies;
@@ -110,6 +114,19 @@ typedef struct IsoInference
 extern bool iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 					  const IsoInferOptions *options, IsoInference *out,
 					  IsoParseError *err);
+
+/*
+ * With the real-time order deferred (IsoInferOptions.defer_realtime): whether
+ * the graph plus that order has no cycle, without making its edges.
+ */
+extern bool iso_infer_realtime_acyclic(const IsoInference *inf);
+
+/*
+ * Add the deferred rt edges (and time points) to the graph, which is left
+ * unsorted: sorted, it is the graph iso_infer makes without deferring.
+ * Nothing when nothing is deferred.
+ */
+extern void iso_infer_add_realtime(IsoInference *inf, const IsoHistory *h);
 
 extern const char *iso_anomaly_name(IsoAnomalyKind kind);
 

@@ -148,5 +148,6 @@ extern void iso_infer_registers(Builder *b, const IsoVersionLog *log,
 /* infer_order.c: session order and real-time order */
 extern void iso_infer_session_edges(Builder *b);
 extern void iso_infer_realtime_edges(Builder *b);
+extern void iso_infer_defer_realtime(Builder *b);
 
 #endif							/* ISOGRAPH_INFER_INT_H */

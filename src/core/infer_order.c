@@ -115,3 +115,49 @@ iso_infer_realtime_edges(Builder *b)
 					   out->n_vertices, true, &b->edges, &out->realtime);
 }
 
+
+/*
+ * The rt order kept as events (realtime.h), for a check that makes its
+ * edges only if it must (iso_infer_add_realtime): they are a third of the
+ * edges of an ordinary history, and a history that holds never needs them.
+ */
+void
+iso_infer_defer_realtime(Builder *b)
+{
+	IsoInference *out = b->out;
+
+	iso_realtime_order_build(b->h, out->vertex_txn, out->n_vertices,
+							 ISO_RT_LIMIT(out->n_vertices),
+							 &out->realtime_order, &out->realtime);
+	out->realtime_deferred = true;
+}
+
+bool
+iso_infer_realtime_acyclic(const IsoInference *inf)
+{
+	if (!inf->realtime_deferred)
+		iso_host_internal_error("no deferred real-time order to check");
+	return iso_realtime_order_acyclic(&inf->realtime_order, &inf->graph);
+}
+
+void
+iso_infer_add_realtime(IsoInference *inf, const IsoHistory *h)
+{
+	IsoEdgeBuf	buf;
+	uint64		more;
+
+	if (!inf->realtime_deferred)
+		return;
+	/* the graph's edges become the buffer, with room for the rt ones */
+	more = inf->realtime.dense ? (uint64) 3 * inf->n_vertices : inf->realtime.n_reduction;
+	buf.n = inf->graph.n_edges;
+	buf.cap = buf.n + more + 16;
+	buf.edges = iso_realloc(inf->graph.edges, sizeof(IsoEdge) * buf.cap);
+	iso_free(inf->graph.out_start);
+	memset(&inf->graph, 0, sizeof(inf->graph));
+	iso_realtime_order_edges(&inf->realtime_order, &buf, &inf->realtime);
+	iso_realtime_order_free(&inf->realtime_order);
+	inf->realtime_deferred = false;
+	iso_graph_finish_unsorted(&inf->graph, inf->n_vertices + inf->realtime.n_points,
+							  &buf, h);
+}

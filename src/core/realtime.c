@@ -266,25 +266,16 @@ sweep_points(const uint32 *ev, uint32 n_ev, const uint32 *vertices,
 	return n_points;
 }
 
-void
-iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
-				   const uint32 *vertices, uint32 n,
-				   uint64 max_reduction,
-				   uint32 first_free, bool allow_points,
-				   IsoEdgeBuf *buf, IsoRealtimeInfo *info)
+/*
+ * The edges of the order: the reduction when it has at most max_reduction
+ * edges (info->n_reduction, counted already), else through time points
+ * numbered from first_free, or nothing with allow_points false.
+ */
+static void
+emit_edges(const uint32 *ev, uint32 n_ev, uint32 n, const uint32 *vertices,
+		   uint64 max_reduction, uint32 first_free, bool allow_points,
+		   IsoEdgeBuf *buf, IsoRealtimeInfo *info)
 {
-	uint32	   *ev;
-	uint32		n_ev;
-
-	if (n > RT_COMPLETION - 1)
-		iso_host_limit("more than 2^31 - 1 transactions for the real-time order");
-	ev = iso_alloc(sizeof(uint32) * Max((uint64) 2 * n, 1));
-	memset(info, 0, sizeof(*info));
-	info->first_point = first_free;
-	n_ev = collect_events(h, vertex_txn, vertices, n, ev, &info->n_timed);
-	/* the sort's arrays, freed, would stay resident while the buffer fills */
-	iso_host_return_free_memory();
-	info->n_reduction = sweep_reduction(ev, n_ev, n, vertices, NULL);
 	if (info->n_reduction <= max_reduction)
 		(void) sweep_reduction(ev, n_ev, n, vertices, buf);
 	else
@@ -296,7 +287,167 @@ iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
 		if (allow_points)
 			info->n_points = sweep_points(ev, n_ev, vertices, first_free, buf);
 	}
+}
+
+/* The events of n vertices in time order, and info without the edges. */
+static uint32 *
+order_events(const IsoHistory *h, const uint32 *vertex_txn,
+			 const uint32 *vertices, uint32 n, uint32 first_free,
+			 uint32 *n_ev, IsoRealtimeInfo *info)
+{
+	uint32	   *ev;
+
+	if (n > RT_COMPLETION - 1)
+		iso_host_limit("more than 2^31 - 1 transactions for the real-time order");
+	ev = iso_alloc(sizeof(uint32) * Max((uint64) 2 * n, 1));
+	memset(info, 0, sizeof(*info));
+	info->first_point = first_free;
+	*n_ev = collect_events(h, vertex_txn, vertices, n, ev, &info->n_timed);
+	/* the sort's arrays, freed, would stay resident while the buffer fills */
+	iso_host_return_free_memory();
+	info->n_reduction = sweep_reduction(ev, *n_ev, n, vertices, NULL);
+	return ev;
+}
+
+void
+iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
+				   const uint32 *vertices, uint32 n,
+				   uint64 max_reduction,
+				   uint32 first_free, bool allow_points,
+				   IsoEdgeBuf *buf, IsoRealtimeInfo *info)
+{
+	uint32		n_ev;
+	uint32	   *ev = order_events(h, vertex_txn, vertices, n, first_free, &n_ev, info);
+
+	emit_edges(ev, n_ev, n, vertices, max_reduction, first_free, allow_points,
+			   buf, info);
 	iso_free(ev);
+}
+
+void
+iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_txn, uint32 n,
+						 uint64 max_reduction, IsoRealtimeOrder *order,
+						 IsoRealtimeInfo *info)
+{
+	order->n = n;
+	order->max_reduction = max_reduction;
+	order->ev = order_events(h, vertex_txn, NULL, n, n, &order->n_ev, info);
+	/* as iso_realtime_edges would find it (its note says so) */
+	info->dense = info->n_reduction > max_reduction;
+}
+
+void
+iso_realtime_order_edges(IsoRealtimeOrder *order, IsoEdgeBuf *buf,
+						 IsoRealtimeInfo *info)
+{
+	info->dense = false;
+	emit_edges(order->ev, order->n_ev, order->n, NULL, order->max_reduction,
+			   order->n, true, buf, info);
+}
+
+void
+iso_realtime_order_free(IsoRealtimeOrder *order)
+{
+	iso_free(order->ev);
+	memset(order, 0, sizeof(*order));
+}
+
+/*
+ * Kahn's topological sort of graph plus the real-time order, whose edges
+ * stay implicit: a vertex is free once its in-edges of graph are used up
+ * and every transaction that completed before it was invoked has been
+ * taken.  Completions are ranked in time order; "every completion before
+ * this invocation" is a prefix of that ranking, so one counter, the
+ * longest prefix of completions taken, answers for all vertices: vertex v
+ * waits for rank comps_before[v].  Invocations come in time order too, so
+ * the vertices a longer prefix frees are the next ones of that order.
+ * Each vertex and edge is handled once: O(V + E) after the sort.
+ */
+bool
+iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoGraph *graph)
+{
+	uint32		n = order->n;
+	uint32	   *indeg = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	uint32	   *comps_before = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	uint32	   *rank = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *invoked = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *stack = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint8	   *taken = iso_alloc0(Max(n, 1));
+	uint32		n_comp = 0,
+				n_inv = 0,
+				next_inv = 0,
+				prefix = 0,
+				top = 0,
+				done = 0;
+	uint64		e;
+	uint32		i;
+
+	if (graph->n_vertices != n)
+		iso_host_internal_error("real-time order checked against a graph of other vertices");
+	for (e = 0; e < graph->n_edges; e++)
+	{
+		indeg[graph->edges[e].to]++;
+		if ((e & TICK_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	for (i = 0; i < n; i++)
+		rank[i] = ISO_NONE;
+	for (i = 0; i < order->n_ev; i++)
+	{
+		uint32		idx = RT_IDX(order->ev[i]);
+
+		if (order->ev[i] & RT_COMPLETION)
+			rank[idx] = n_comp++;
+		else
+		{
+			comps_before[idx] = n_comp;
+			invoked[n_inv++] = idx;
+		}
+	}
+	/* untimed vertices wait for nothing but their in-edges */
+	for (i = 0; i < n; i++)
+		if (indeg[i] == 0 && comps_before[i] == 0)
+			stack[top++] = i;
+	/* the timed ones among them come again below: skip them there */
+	while (next_inv < n_inv && comps_before[invoked[next_inv]] == 0)
+		next_inv++;
+
+	while (top > 0)
+	{
+		uint32		v = stack[--top];
+
+		done++;
+		for (e = graph->out_start[v]; e < graph->out_start[v + 1]; e++)
+		{
+			uint32		w = graph->edges[e].to;
+
+			if (--indeg[w] == 0 && comps_before[w] <= prefix)
+				stack[top++] = w;
+		}
+		if (rank[v] != ISO_NONE)
+		{
+			taken[rank[v]] = 1;
+			while (prefix < n_comp && taken[prefix])
+				prefix++;
+			/* invocations the longer prefix frees, in time order */
+			while (next_inv < n_inv && comps_before[invoked[next_inv]] <= prefix)
+			{
+				uint32		w = invoked[next_inv++];
+
+				if (indeg[w] == 0)
+					stack[top++] = w;
+			}
+		}
+		if ((done & TICK_MASK) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+	iso_free(indeg);
+	iso_free(comps_before);
+	iso_free(rank);
+	iso_free(invoked);
+	iso_free(stack);
+	iso_free(taken);
+	return done == n;
 }
 
 uint32

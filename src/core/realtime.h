@@ -58,6 +58,38 @@ extern void iso_realtime_edges(const IsoHistory *h, const uint32 *vertex_txn,
 							   IsoEdgeBuf *buf, IsoRealtimeInfo *info);
 
 /*
+ * The real-time order of n vertices (0..n-1, vertex_txn mapping them to
+ * transactions) kept as its events in time order, without edges, for a
+ * check that needs the edges only when the order closes a cycle: a history
+ * that holds never makes them (docs/performance.md).  info is filled as
+ * iso_realtime_edges(..., max_reduction, n, true, ...) would fill it, but
+ * for n_points: no point exists until iso_realtime_order_edges.
+ */
+typedef struct IsoRealtimeOrder
+{
+	uint32	   *ev;				/* invocations and completions in time order */
+	uint32		n_ev;
+	uint32		n;				/* vertices */
+	uint64		max_reduction;
+} IsoRealtimeOrder;
+
+extern void iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_txn,
+									 uint32 n, uint64 max_reduction,
+									 IsoRealtimeOrder *order, IsoRealtimeInfo *info);
+
+/*
+ * Whether graph (over the same n vertices, no time points; sorted or not)
+ * together with the real-time order has no cycle.  O(V + E).
+ */
+extern bool iso_realtime_order_acyclic(const IsoRealtimeOrder *order,
+									   const IsoGraph *graph);
+
+/* Add the order's edges to buf, as iso_realtime_edges would (points from n). */
+extern void iso_realtime_order_edges(IsoRealtimeOrder *order, IsoEdgeBuf *buf,
+									 IsoRealtimeInfo *info);
+extern void iso_realtime_order_free(IsoRealtimeOrder *order);
+
+/*
  * A witness cycle over a graph with points (graph vertices >= n_txn_vertices),
  * as edges between transactions: rotated to start at a transaction, each
  * run of rt edges through points replaced by one rt edge T -> S (no key, no

@@ -30,8 +30,9 @@ build_begin(IsoBuild *build)
 
 /*
  * Infer the graph of build->history (and log).  sorted: as iso_graph_finish
- * leaves it; else unsorted (graph.h), for a caller that sorts it only if
- * it must (primed_scc_cache in check_sql.c).
+ * leaves it; else unsorted (graph.h) and without its rt edges, for a
+ * caller that sorts it and adds them only if it must (primed_scc_cache in
+ * check_sql.c, iso_build_add_realtime).
  */
 static void
 build_infer(IsoBuild *build, bool sorted)
@@ -45,6 +46,8 @@ build_infer(IsoBuild *build, bool sorted)
 	options.sequential_keys = iso_assume_sequential_keys;
 	options.linearizable_keys = iso_assume_linearizable_keys;
 	options.unsorted_graph = !sorted;
+	/* an unsorted build checks levels: rt edges only if a cycle needs them */
+	options.defer_realtime = !sorted;
 	old = MemoryContextSwitchTo(build->cxt);
 	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
 				   &options, &build->inf, &err);
@@ -136,11 +139,25 @@ iso_build_open_unsorted(IsoBuild *build, int64 history_id)
 	build_open_or_error(build, history_id, false);
 }
 
+/* The rt edges an unsorted build left out (build_infer), now in its graph. */
 void
-iso_build_sort(IsoBuild *build)
+iso_build_add_realtime(IsoBuild *build)
 {
 	MemoryContext old = MemoryContextSwitchTo(build->cxt);
 
+	iso_infer_add_realtime(&build->inf, &build->history);
+	MemoryContextSwitchTo(old);
+	iso_check_memory(build->cxt);
+}
+
+void
+iso_build_sort(IsoBuild *build)
+{
+	MemoryContext old;
+
+	/* a sorted graph is the whole graph */
+	iso_build_add_realtime(build);
+	old = MemoryContextSwitchTo(build->cxt);
 	iso_graph_sort(&build->inf.graph, &build->history);
 	MemoryContextSwitchTo(old);
 }

@@ -635,6 +635,14 @@ check_one_of_all(int64 history_id, IsoLevel level, uint32 max_witnesses,
  * search runs: nothing then reads its edges again.  Else it is sorted, and
  * the components found again on the sorted graph, whose order the
  * witnesses follow.
+ *
+ * An unsorted build also leaves the rt edges out (build_infer).  One
+ * linear pass over the graph and the real-time order first decides whether
+ * the two together have a cycle (iso_infer_realtime_acyclic).  If not,
+ * every component is a single vertex, every level holds on the graph as it
+ * is (the verdicts of the graph with its rt edges), and neither the rt
+ * edges nor the components are made.  Else, or when a search will run,
+ * the edges are added and the graph is the one a sorted build makes.
  */
 static IsoSccCache *
 primed_scc_cache(IsoBuild *build)
@@ -642,6 +650,14 @@ primed_scc_cache(IsoBuild *build)
 	MemoryContext old = MemoryContextSwitchTo(build->cxt);
 	IsoSccCache *cache = iso_scc_cache_create();
 
+	if (build->inf.realtime_deferred && build->inf.unknown.n_keys == 0 &&
+		iso_infer_realtime_acyclic(&build->inf))
+	{
+		iso_scc_cache_prime_acyclic(cache, &build->inf.graph);
+		MemoryContextSwitchTo(old);
+		return cache;
+	}
+	iso_build_add_realtime(build);
 	iso_scc_cache_prime(cache, &build->inf.graph);
 	if (build->inf.graph.unsorted &&
 		(build->inf.unknown.n_keys > 0 ||
@@ -720,7 +736,7 @@ realtime_note(const IsoBuild *build)
 {
 	const IsoRealtimeInfo *rt = &build->inf.realtime;
 	const char *dense = rt->dense ?
-		"; dense: checked through time points, not listed as rt edges" : "";
+		"; dense: not listed as rt edges" : "";
 	char	   *untimed = "";
 
 	if (build->time_source == ISO_TIME_NONE)

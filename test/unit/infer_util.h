@@ -22,6 +22,8 @@ inference_free(IsoInference *inf)
 	if (inf->anomalies)
 		iso_free(inf->anomalies);
 	iso_infer_free_unknown(&inf->unknown);
+	if (inf->realtime_deferred)
+		iso_realtime_order_free(&inf->realtime_order);
 	memset(inf, 0, sizeof(*inf));
 }
 

@@ -106,7 +106,7 @@ run(const IsoHistory *h, const IsoVersionLog *log, bool sequential)
 {
 	Result		r;
 	IsoInference inf;
-	IsoInferOptions opt = {sequential, false, false};
+	IsoInferOptions opt = {sequential, false, false, false};
 	IsoParseError err;
 	double		t0 = now();
 	int			l;
@@ -265,7 +265,7 @@ test_edn(void)
 	EdnStats	stats;
 	IsoParseError err;
 	IsoInference inf;
-	IsoInferOptions opt = {false, false, false};
+	IsoInferOptions opt = {false, false, false, false};
 	Result		r;
 	bool		parsed;
 
@@ -558,7 +558,7 @@ static bool
 vertices_are(const IsoHistory *h, const uint32 *want, uint32 n_want, uint32 *n_vertices)
 {
 	IsoInference inf;
-	IsoInferOptions opt = {false, false, false};
+	IsoInferOptions opt = {false, false, false, false};
 	IsoParseError err;
 	bool		same;
 	uint32		i;

@@ -36,7 +36,9 @@
  * test, with the smallest such history and its shape (gap_shape).
  *
  * Every history is also printed as EDN, parsed back (edn.c) and checked
- * again: the printout of a failure reproduces it (iso_levels_jepsen).
+ * again: the printout of a failure reproduces it (iso_levels_jepsen).  And
+ * judged a third time with the real-time order deferred, as the server's
+ * level checks build it (judge_deferred).
  *
  * Usage: test_prop [--seed N] [--iters N]  (or ISO_PROP_SEED, ISO_PROP_ITERS)
  * The seed is printed; the same seed replays the same histories.
@@ -718,6 +720,75 @@ typedef struct Verdict
 	uint64		counts[ISO_EDGE_NTYPES];
 } Verdict;
 
+/*
+ * The graph built with the real-time order deferred, decided as the
+ * server's primed_scc_cache decides it: when the graph with the real-time
+ * order has no cycle (iso_infer_realtime_acyclic), every level is judged
+ * on it as it is, its components taken as single vertices without a
+ * search; else the rt edges are added and the graph, sorted, must be edge
+ * for edge the one built without deferring.  Either way the verdicts must
+ * be full's.
+ */
+static int	deferred_differ = 0;
+static int	deferred_decided = 0;	/* without making the rt edges */
+static int	deferred_added = 0;
+
+static bool
+graphs_equal(const IsoGraph *a, const IsoGraph *b)
+{
+	return a->n_vertices == b->n_vertices && a->n_edges == b->n_edges &&
+		memcmp(a->out_start, b->out_start, sizeof(uint64) * (a->n_vertices + 1)) == 0 &&
+		(a->n_edges == 0 || memcmp(a->edges, b->edges, sizeof(IsoEdge) * a->n_edges) == 0);
+}
+
+static void
+judge_deferred(const IsoHistory *h, const IsoVersionLog *log, const IsoInference *full,
+			   const Verdict *expect)
+{
+	IsoInference inf;
+	IsoInferOptions opt = cur_options;
+	IsoParseError err;
+	IsoSccCache *cache;
+	bool		same = true;
+	int			l;
+
+	opt.unsorted_graph = true;
+	opt.defer_realtime = true;
+	memset(&err, 0, sizeof(err));
+	if (!iso_infer(h, log, &opt, &inf, &err))
+	{
+		deferred_differ++;
+		return;
+	}
+	cache = iso_scc_cache_create();
+	if (inf.unknown.n_keys == 0 && iso_infer_realtime_acyclic(&inf))
+	{
+		deferred_decided++;
+		iso_scc_cache_prime_acyclic(cache, &inf.graph);
+	}
+	else
+	{
+		deferred_added++;
+		iso_scc_cache_free(cache);
+		iso_infer_add_realtime(&inf, h);
+		iso_graph_sort(&inf.graph, h);
+		same = graphs_equal(&inf.graph, &full->graph) &&
+			inf.realtime.n_points == full->realtime.n_points &&
+			inf.realtime.dense == full->realtime.dense;
+		cache = iso_scc_cache_create();
+		iso_scc_cache_prime(cache, &inf.graph);
+	}
+	same = same && inf.realtime.n_timed == full->realtime.n_timed &&
+		inf.realtime.n_reduction == full->realtime.n_reduction;
+	for (l = 0; l < ISO_LEVEL_COUNT; l++)
+		if (iso_level_holds(&inf, (IsoLevel) l, cache) != expect->holds[l])
+			same = false;
+	if (!same)
+		deferred_differ++;
+	iso_scc_cache_free(cache);
+	inference_free(&inf);
+}
+
 /* Every level's verdict, as iso_levels decides it (levels.c). */
 static Verdict
 judge(const IsoHistory *h, const IsoVersionLog *log)
@@ -747,6 +818,7 @@ judge(const IsoHistory *h, const IsoVersionLog *log)
 	for (l = 0; l < ISO_LEVEL_COUNT; l++)
 		v.holds[l] = iso_level_holds(&inf, (IsoLevel) l, cache);
 	iso_scc_cache_free(cache);
+	judge_deferred(h, log, &inf, &v);
 	inference_free(&inf);
 	return v;
 }
@@ -1735,5 +1807,9 @@ main(int argc, char **argv)
 	property("SI list-append", ISO_WORKLOAD_LIST_APPEND, true, iters);
 	property("SI rw-register", ISO_WORKLOAD_RW_REGISTER, true, iters);
 	mutation_test(2 * iters);
+	ok(deferred_differ == 0 && deferred_decided > 0 && deferred_added > 0,
+	   "every history judged again with the real-time order deferred: the same verdicts, "
+	   "and the same graph once its rt edges are added (%d differ; %d decided without "
+	   "rt edges, %d with them added)", deferred_differ, deferred_decided, deferred_added);
 	return tap_done();
 }

@@ -13,7 +13,11 @@
  *	   and every witness, collapsed, is a simple cycle over transactions
  *	   whose rt edges are real-time pairs and whose other edges exist;
  *	3. the two-wave shape: n^2/4 reduction edges, built through points
- *	   with a few edges per transaction.
+ *	   with a few edges per transaction;
+ *	4. the order kept as events (iso_realtime_order_*): with random data
+ *	   edges, "no cycle in the data edges plus real time" is exactly what
+ *	   brute force over the full relation says, with the graph sorted or
+ *	   not; its info and, asked for, its edges are iso_realtime_edges'.
  */
 #include "port.h"
 #include "history.h"
@@ -442,6 +446,109 @@ test_unsorted_invocations(void)
 	free(slot);
 }
 
+/* Part 4: the order without edges decides the same as the full relation. */
+static void
+test_order_acyclic(int rounds)
+{
+	int			bad_verdict = 0,
+				bad_info = 0,
+				bad_edges = 0,
+				cyclic = 0,
+				rt_only = 0,
+				acyclic = 0;
+	int			r;
+	bool	   *reach = malloc(MAXN * MAXN);
+
+	for (r = 0; r < rounds; r++)
+	{
+		Case		c;
+		uint32		n = 1 + rnd(MAXN);
+		uint32		nd = rnd(2 * n + 1);
+		uint64		limit = rnd(2) ? UINT64_MAX : rnd(3);
+		IsoEdgeBuf	data,
+					full,
+					direct,
+					later;
+		IsoRealtimeOrder order;
+		IsoRealtimeInfo info,
+					info_direct;
+		IsoGraph	g;
+		bool		expect = false,
+					data_cycle = false;
+		uint32		i,
+					j;
+		uint64		k;
+
+		make_case(&c, n, 4 + rnd(20));
+		iso_edgebuf_init(&data, 16);
+		iso_edgebuf_init(&full, 16);
+		for (i = 0; i < nd && n > 1; i++)
+		{
+			uint32		a = rnd(n),
+						b = rnd(n);
+
+			if (a == b)
+				b = (a + 1) % n;
+			iso_edgebuf_add(&data, a, b, (IsoEdgeType) rnd(4), 0, ISO_NO_OP, ISO_NO_OP);
+			iso_edgebuf_add(&full, a, b, ISO_EDGE_WW, 0, ISO_NO_OP, ISO_NO_OP);
+		}
+		closure(full.edges, full.n, n, reach);
+		for (i = 0; i < n; i++)
+			data_cycle |= reach[i * n + i];
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				if (c.rt[i][j])
+					iso_edgebuf_add(&full, i, j, ISO_EDGE_RT, ISO_NO_KEY, ISO_NO_OP, ISO_NO_OP);
+		closure(full.edges, full.n, n, reach);
+		for (i = 0; i < n; i++)
+			expect |= reach[i * n + i];
+		iso_free(full.edges);
+
+		iso_realtime_order_build(&c.h, c.vt, n, limit, &order, &info);
+		if (rnd(2))
+			iso_graph_finish(&g, n, &data, NULL);
+		else
+			iso_graph_finish_unsorted(&g, n, &data, NULL);
+		if (iso_realtime_order_acyclic(&order, &g) != !expect)
+			bad_verdict++;
+		cyclic += expect;
+		rt_only += expect && !data_cycle;
+		acyclic += !expect;
+
+		/* asked for, the edges are those iso_realtime_edges makes */
+		iso_edgebuf_init(&direct, 16);
+		iso_edgebuf_init(&later, 16);
+		iso_realtime_edges(&c.h, c.vt, NULL, n, limit, n, true, &direct, &info_direct);
+		if (info.n_timed != info_direct.n_timed || info.n_reduction != info_direct.n_reduction ||
+			info.dense != info_direct.dense || info.n_points != 0)
+			bad_info++;
+		iso_realtime_order_edges(&order, &later, &info);
+		if (later.n != direct.n || info.n_points != info_direct.n_points ||
+			info.dense != info_direct.dense)
+			bad_edges++;
+		for (k = 0; k < later.n && k < direct.n; k++)
+			if (later.edges[k].from != direct.edges[k].from ||
+				later.edges[k].to != direct.edges[k].to ||
+				later.edges[k].type != direct.edges[k].type)
+			{
+				bad_edges++;
+				break;
+			}
+		iso_free(direct.edges);
+		iso_free(later.edges);
+		iso_realtime_order_free(&order);
+		iso_graph_free(&g);
+		case_free(&c);
+	}
+	ok(bad_verdict == 0,
+	   "order without edges: acyclic with the data edges exactly when the full relation is (%d differ; %d cyclic, %d of them through real time alone, %d acyclic)",
+	   bad_verdict, cyclic, rt_only, acyclic);
+	ok(rt_only > 0 && acyclic > 0, "order without edges: both verdicts seen, and cycles that need real time");
+	ok(bad_info == 0, "order without edges: its info is iso_realtime_edges' (%d differ)", bad_info);
+	ok(bad_edges == 0, "order without edges: the edges it makes when asked are iso_realtime_edges' (%d differ)", bad_edges);
+	free(reach);
+}
+
 int
 main(void)
 {
@@ -450,5 +557,6 @@ main(void)
 	test_two_waves(10);
 	test_two_waves(100000);
 	test_unsorted_invocations();
+	test_order_acyclic(5000);
 	return tap_done();
 }
