@@ -715,9 +715,12 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 
 	iso_infer_session_edges(&b);
 	if (options && options->defer_realtime)
+	{
+		/* the graph waits: a history that holds never needs it whole */
 		iso_infer_defer_realtime(&b);
-	else
-		iso_infer_realtime_edges(&b);
+		return true;
+	}
+	iso_infer_realtime_edges(&b);
 	iso_host_return_free_memory();
 
 	if (options && options->unsorted_graph)

@@ -55,8 +55,9 @@ typedef struct IsoInferOptions
 	bool		sequential_keys;	/* session order orders register writes */
 	bool		linearizable_keys;	/* real-time order orders register writes */
 	bool		unsorted_graph; /* leave out.graph unsorted (graph.h) */
-	bool		defer_realtime; /* keep rt out of the graph until asked for
-								 * (iso_infer_add_realtime) */
+	bool		defer_realtime; /* no graph yet: the edges without rt kept
+								 * for iso_infer_realtime_acyclic and
+								 * iso_infer_add_realtime (unsorted) */
 } IsoInferOptions;
 
 /*
@@ -96,7 +97,12 @@ typedef struct IsoInference
 	IsoGraph	graph;			/* vertices: n_vertices transactions, then
 								 * realtime.n_points time points */
 	IsoRealtimeInfo realtime;	/* how rt is represented (realtime.h) */
-	bool		realtime_deferred;	/* rt not in graph yet: realtime_order */
+	/*
+	 * With defer_realtime, until one of the calls below: graph is empty,
+	 * the other edges wait in edges_pending, rt in realtime_order.
+	 */
+	bool		realtime_deferred;
+	IsoEdgeBuf	edges_pending;
 	IsoRealtimeOrder realtime_order;
 	IsoAnomaly *anomalies;
 	uint32		n_anomalies;
@@ -117,12 +123,15 @@ extern bool iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 
 /*
  * With the real-time order deferred (IsoInferOptions.defer_realtime): whether
- * the graph plus that order has no cycle, without making its edges.
+ * the edges plus that order have no cycle, without making the rt edges.
+ * If so, every level's cycle check passes, and inf->graph becomes the
+ * graph of the vertices without any edge (the same verdicts: nothing to
+ * find); else nothing changes and iso_infer_add_realtime comes next.
  */
-extern bool iso_infer_realtime_acyclic(const IsoInference *inf);
+extern bool iso_infer_realtime_acyclic(IsoInference *inf);
 
 /*
- * Add the deferred rt edges (and time points) to the graph, which is left
+ * Build the deferred graph, rt edges (and time points) included, left
  * unsorted: sorted, it is the graph iso_infer makes without deferring.
  * Nothing when nothing is deferred.
  */

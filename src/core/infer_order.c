@@ -117,9 +117,11 @@ iso_infer_realtime_edges(Builder *b)
 
 
 /*
- * The rt order kept as events (realtime.h), for a check that makes its
- * edges only if it must (iso_infer_add_realtime): they are a third of the
- * edges of an ordinary history, and a history that holds never needs them.
+ * The rt order kept as events (realtime.h) and the other edges as they
+ * were made, for a check that builds the graph only if it must
+ * (iso_infer_realtime_acyclic): rt edges are a third of the edges of an
+ * ordinary history, and a history that holds needs neither them nor a
+ * graph of the others.
  */
 void
 iso_infer_defer_realtime(Builder *b)
@@ -129,35 +131,51 @@ iso_infer_defer_realtime(Builder *b)
 	iso_realtime_order_build(b->h, out->vertex_txn, out->n_vertices,
 							 ISO_RT_LIMIT(out->n_vertices),
 							 &out->realtime_order, &out->realtime);
+	out->edges_pending = b->edges;
+	memset(&b->edges, 0, sizeof(b->edges));
 	out->realtime_deferred = true;
 }
 
 bool
-iso_infer_realtime_acyclic(const IsoInference *inf)
+iso_infer_realtime_acyclic(IsoInference *inf)
 {
+	IsoEdgeBuf	none = {NULL, 0, 0};
+
 	if (!inf->realtime_deferred)
 		iso_host_internal_error("no deferred real-time order to check");
-	return iso_realtime_order_acyclic(&inf->realtime_order, &inf->graph);
+	if (!iso_realtime_order_acyclic(&inf->realtime_order, inf->edges_pending.edges,
+									inf->edges_pending.n))
+		return false;
+	iso_free(inf->edges_pending.edges);
+	memset(&inf->edges_pending, 0, sizeof(inf->edges_pending));
+	iso_realtime_order_free(&inf->realtime_order);
+	inf->realtime_deferred = false;
+	/* no cycle: the vertices alone give every cycle check's answer */
+	iso_graph_finish_unsorted(&inf->graph, inf->n_vertices, &none, NULL);
+	inf->graph.unsorted = false;
+	return true;
 }
 
 void
 iso_infer_add_realtime(IsoInference *inf, const IsoHistory *h)
 {
-	IsoEdgeBuf	buf;
+	IsoEdgeBuf	buf = inf->edges_pending;
 	uint64		more;
 
 	if (!inf->realtime_deferred)
 		return;
-	/* the graph's edges become the buffer, with room for the rt ones */
+	/* room for the rt edges at once: the buffer is the largest array */
 	more = inf->realtime.dense ? (uint64) 3 * inf->n_vertices : inf->realtime.n_reduction;
-	buf.n = inf->graph.n_edges;
-	buf.cap = buf.n + more + 16;
-	buf.edges = iso_realloc(inf->graph.edges, sizeof(IsoEdge) * buf.cap);
-	iso_free(inf->graph.out_start);
-	memset(&inf->graph, 0, sizeof(inf->graph));
+	if (buf.edges != NULL && buf.cap < buf.n + more)
+	{
+		buf.cap = buf.n + more;
+		buf.edges = iso_realloc(buf.edges, sizeof(IsoEdge) * buf.cap);
+	}
+	memset(&inf->edges_pending, 0, sizeof(inf->edges_pending));
 	iso_realtime_order_edges(&inf->realtime_order, &buf, &inf->realtime);
 	iso_realtime_order_free(&inf->realtime_order);
 	inf->realtime_deferred = false;
+	iso_host_return_free_memory();
 	iso_graph_finish_unsorted(&inf->graph, inf->n_vertices + inf->realtime.n_points,
 							  &buf, h);
 }

@@ -78,11 +78,13 @@ extern void iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_t
 									 IsoRealtimeOrder *order, IsoRealtimeInfo *info);
 
 /*
- * Whether graph (over the same n vertices, no time points; sorted or not)
- * together with the real-time order has no cycle.  O(V + E).
+ * Whether edges[0..n_edges) (among the order's n vertices, in any order;
+ * self-edges count for nothing, as in a graph) together with the
+ * real-time order have no cycle.  O(V + E) time; about 30 bytes a vertex
+ * and 4 an edge of memory, for the pass only.
  */
 extern bool iso_realtime_order_acyclic(const IsoRealtimeOrder *order,
-									   const IsoGraph *graph);
+									   const IsoEdge *edges, uint64 n_edges);
 
 /* Add the order's edges to buf, as iso_realtime_edges would (points from n). */
 extern void iso_realtime_order_edges(IsoRealtimeOrder *order, IsoEdgeBuf *buf,

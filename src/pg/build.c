@@ -30,9 +30,10 @@ build_begin(IsoBuild *build)
 
 /*
  * Infer the graph of build->history (and log).  sorted: as iso_graph_finish
- * leaves it; else unsorted (graph.h) and without its rt edges, for a
- * caller that sorts it and adds them only if it must (primed_scc_cache in
- * check_sql.c, iso_build_add_realtime).
+ * leaves it; else deferred: the edges without rt kept apart and no graph
+ * yet (IsoInference.realtime_deferred), for a caller that builds it,
+ * unsorted, and sorts it only if it must (primed_scc_cache in check_sql.c,
+ * iso_build_add_realtime, iso_build_sort).
  */
 static void
 build_infer(IsoBuild *build, bool sorted)
@@ -46,7 +47,7 @@ build_infer(IsoBuild *build, bool sorted)
 	options.sequential_keys = iso_assume_sequential_keys;
 	options.linearizable_keys = iso_assume_linearizable_keys;
 	options.unsorted_graph = !sorted;
-	/* an unsorted build checks levels: rt edges only if a cycle needs them */
+	/* an unsorted build checks levels: a graph only if a cycle needs it */
 	options.defer_realtime = !sorted;
 	old = MemoryContextSwitchTo(build->cxt);
 	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
@@ -139,7 +140,7 @@ iso_build_open_unsorted(IsoBuild *build, int64 history_id)
 	build_open_or_error(build, history_id, false);
 }
 
-/* The rt edges an unsorted build left out (build_infer), now in its graph. */
+/* The graph an unsorted build deferred (build_infer), rt edges included. */
 void
 iso_build_add_realtime(IsoBuild *build)
 {

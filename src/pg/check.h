@@ -49,12 +49,13 @@ extern bool iso_image_read(int64 history_id, IsoWorkload workload, IsoHistory *h
 /* build.c */
 extern void iso_build_open(IsoBuild *build, int64 history_id);
 /*
- * The same with the graph unsorted (graph.h: IsoGraph.unsorted) and its rt
- * edges left out (IsoInference.realtime_deferred), for a caller that needs
- * only its components unless they hold a cycle; then iso_build_sort, which
- * adds them first, or iso_build_add_realtime alone.  The try_ form returns
- * false for a history that does not exist (or is not the caller's)
- * instead of raising an ERROR.
+ * The same with the graph deferred (IsoInference.realtime_deferred): the
+ * caller first asks whether the history has any cycle at all
+ * (iso_infer_realtime_acyclic, as primed_scc_cache does); if not, the
+ * graph is its vertices alone; else iso_build_add_realtime builds it
+ * unsorted (graph.h: IsoGraph.unsorted), and iso_build_sort sorts it.
+ * The try_ form returns false for a history that does not exist (or is
+ * not the caller's) instead of raising an ERROR.
  */
 extern void iso_build_open_unsorted(IsoBuild *build, int64 history_id);
 extern bool iso_build_try_open_unsorted(IsoBuild *build, int64 history_id);

@@ -630,19 +630,18 @@ check_one_of_all(int64 history_id, IsoLevel level, uint32 max_witnesses,
 
 /*
  * The strongly connected components of a built graph over every edge type,
- * for the levels to share.  A graph built unsorted (iso_build_open_unsorted)
- * serves as it is when they are all single vertices and no version-order
- * search runs: nothing then reads its edges again.  Else it is sorted, and
- * the components found again on the sorted graph, whose order the
- * witnesses follow.
+ * for the levels to share.
  *
- * An unsorted build also leaves the rt edges out (build_infer).  One
- * linear pass over the graph and the real-time order first decides whether
- * the two together have a cycle (iso_infer_realtime_acyclic).  If not,
- * every component is a single vertex, every level holds on the graph as it
- * is (the verdicts of the graph with its rt edges), and neither the rt
- * edges nor the components are made.  Else, or when a search will run,
- * the edges are added and the graph is the one a sorted build makes.
+ * An unsorted build defers its graph (build_infer).  One linear pass over
+ * its edges and the real-time order first decides whether the history has
+ * any cycle (iso_infer_realtime_acyclic).  If not, every level's cycle
+ * check passes: the graph becomes its vertices alone, every component a
+ * single vertex, and neither the rt edges, nor the graph of the others,
+ * nor the components are made.  Else, or when a version-order search will
+ * run, the graph is built with its rt edges, unsorted; sorted, it is the
+ * one a sorted build makes, and it is sorted when its components hold a
+ * cycle or a search runs, the components then found again on the sorted
+ * graph, whose order the witnesses follow.
  */
 static IsoSccCache *
 primed_scc_cache(IsoBuild *build)

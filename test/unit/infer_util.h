@@ -23,7 +23,10 @@ inference_free(IsoInference *inf)
 		iso_free(inf->anomalies);
 	iso_infer_free_unknown(&inf->unknown);
 	if (inf->realtime_deferred)
+	{
 		iso_realtime_order_free(&inf->realtime_order);
+		iso_free(inf->edges_pending.edges);
+	}
 	memset(inf, 0, sizeof(*inf));
 }
 
