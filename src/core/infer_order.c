@@ -33,6 +33,30 @@ typedef struct ProcessSlot
 	uint32		last;			/* vertex + 1; 0 = empty slot */
 } ProcessSlot;
 
+/* The table twice as large, its entries placed again. */
+static ProcessSlot *
+grow_process_slots(ProcessSlot *slots, uint32 *nslots)
+{
+	uint32		n = *nslots * 2;
+	ProcessSlot *grown = iso_alloc0(sizeof(ProcessSlot) * n);
+	uint32		k;
+
+	for (k = 0; k < *nslots; k++)
+	{
+		uint32		i;
+
+		if (slots[k].last == 0)
+			continue;
+		i = (uint32) (mix64((uint64) slots[k].process) & (n - 1));
+		while (grown[i].last != 0)
+			i = (i + 1) & (n - 1);
+		grown[i] = slots[k];
+	}
+	iso_free(slots);
+	*nslots = n;
+	return grown;
+}
+
 /*
  * so: consecutive vertices of one process, in txn_id order.  Vertices are
  * numbered in txn order, which is txn_id order when the history comes from
@@ -48,6 +72,7 @@ iso_infer_session_edges(Builder *b)
 	uint32	   *vs = iso_alloc(sizeof(uint32) * Max(nv, 1));
 	uint32		n = 0;
 	uint32		nslots = 64;
+	uint32		n_processes = 0;
 	ProcessSlot *slots;
 	bool		sorted = true;
 	uint32		v;
@@ -80,8 +105,7 @@ iso_infer_session_edges(Builder *b)
 		return;
 	}
 
-	while (nslots < 2 * Min(n, PG_UINT32_MAX / 4) + 2)
-		nslots *= 2;
+	/* sized for the processes seen, not the vertices: a few, usually */
 	slots = iso_alloc0(sizeof(ProcessSlot) * nslots);
 	for (v = 0; v < n; v++)
 	{
@@ -94,6 +118,13 @@ iso_infer_session_edges(Builder *b)
 			i = (i + 1) & (nslots - 1);
 		if (slots[i].last != 0)
 			iso_infer_add_edge(b, slots[i].last - 1, vs[v], ISO_EDGE_SO, ISO_NO_KEY, ISO_NONE, ISO_NONE);
+		else if (++n_processes * 2 > nslots)
+		{
+			slots = grow_process_slots(slots, &nslots);
+			i = (uint32) (mix64((uint64) p) & (nslots - 1));
+			while (slots[i].last != 0)
+				i = (i + 1) & (nslots - 1);
+		}
 		slots[i].process = p;
 		slots[i].last = vs[v] + 1;
 	}

@@ -506,6 +506,36 @@ test_chain(uint32 n)
 }
 
 /*
+ * Session order over many processes: transaction i of process i % p, three
+ * rounds, each appending to a key of its own.  so links each process's
+ * three transactions: 2p edges, whatever p (the table of processes the
+ * session edges use starts small and grows: 1000 processes outgrow it
+ * several times, p = 1 never).
+ */
+static void
+test_many_processes(uint32 p)
+{
+	IsoHistory	h;
+	Result		r;
+	char		k[32],
+				v[32];
+	uint32		i;
+	char		name[64];
+
+	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
+	for (i = 0; i < 3 * p; i++)
+	{
+		iso_history_add_txn(&h, i, ISO_STATUS_OK, true, (int64) (i % p) * 7919 - 500,
+							ISO_NO_TIME, ISO_NO_TIME);
+		iso_history_add_op(&h, ISO_OP_APPEND, 0, sl(num(k, "k", i)), sl(num(v, "", i)), NULL, -1);
+	}
+	r = run(&h, NULL, false);
+	snprintf(name, sizeof(name), "%u processes, 3 transactions each", p);
+	expect(name, &r, 3 * p, 0, 0, 0, 2 * p, 0, 0, NONE_VIOLATED);
+	history_free(&h);
+}
+
+/*
  * A star: T_0 appends 1 to x, n readers read [1], and T_w appends 2 to x
  * after them all, seen by nobody.  wr T_0 -> each reader, rw each reader ->
  * T_w, ww T_0 -> T_w.  Acyclic.
@@ -708,6 +738,8 @@ main(void)
 	test_ring_ww(100000 / scale);
 	test_chain(1000000 / scale);
 	test_star(100000 / scale);
+	test_many_processes(1);
+	test_many_processes(1000);
 	test_info_proven_small();
 	test_info_proven_filter();
 	return tap_done();
