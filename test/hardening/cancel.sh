@@ -9,12 +9,18 @@ big=$(big_history)
 small=$(q -c "SELECT iso_load_jepsen('hardening-cancel-small', '{:type :ok, :value [[:r 1 nil] [:w 1 1]]}
 {:type :ok, :value [[:r 1 nil] [:w 1 2]]}')")
 
-# Run time of the check uncancelled (warm: the faster of two runs).
+# Run time of the check uncancelled, measured in the session as the
+# timeouts below are (a client's start-up is no part of it; warm: the
+# fastest of three runs).
 full=999999
-for i in 1 2; do
-	t0=$(now_ms)
-	q -c "SELECT count(*) FROM iso_levels($big)" >/dev/null
-	t=$(( $(now_ms) - t0 )); [ "$t" -lt "$full" ] && full=$t
+for i in 1 2 3; do
+	t=$(psql -X -q -A -t -v big="$big" <<'SQL' | sed -n 's/^elapsed|//p'
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+SELECT count(*) FROM iso_levels(:big) \g /dev/null
+SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
+SQL
+	)
+	[ -n "$t" ] && [ "$t" -lt "$full" ] && full=$t
 done
 diag "iso_levels on $BIG_TXNS transactions: $full ms uncancelled"
 
@@ -46,7 +52,10 @@ for ms in $(( full / 5 )) $(( full / 2 )) $(( full * 7 / 10 )); do
 	[ "$late" -gt "$worst" ] && worst=$late
 	diag "timeout ${ms} ms: sqlstate $state after ${elapsed} ms (${late} ms late); next: $next"
 	# finished (psql's SQLSTATE is 00000 after a success) before the timeout
-	if { [ -z "$state" ] || [ "$state" = 00000 ]; } && [ "${elapsed:-0}" -lt "$ms" ]; then
+	# fired: elapsed also counts the round trips around the statement, so a
+	# success up to 25 ms past the timeout finished before it (the check
+	# takes a tenth of a second here: the last timeout can meet its end)
+	if { [ -z "$state" ] || [ "$state" = 00000 ]; } && [ "${elapsed:-0}" -lt $(( ms + 25 )) ]; then
 		skip "iso_levels finished before the ${ms} ms timeout (machine load)" 3
 		continue
 	fi
