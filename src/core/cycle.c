@@ -1188,14 +1188,21 @@ run_pass(Ctx *ctx, uint32 dmask, bool psi_exhaustive, bool *psi_found)
  * as in most histories, every level's components follow without another
  * pass over the edges (acyclic_by_superset); otherwise it costs one pass.
  */
+/* A search context over graph with only a cache: for priming it. */
+static void
+cache_ctx(Ctx *ctx, IsoSccCache *cache, const IsoGraph *graph)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->g = graph;
+	ctx->cache = cache;
+}
+
 void
 iso_scc_cache_prime(IsoSccCache *cache, const IsoGraph *graph)
 {
 	Ctx			ctx;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.g = graph;
-	ctx.cache = cache;
+	cache_ctx(&ctx, cache, graph);
 	if (graph->n_vertices > 0)
 		(void) sccs_get(&ctx, B_WW | B_WR | B_RW | B_SO | B_RT, false);
 }
@@ -1210,9 +1217,7 @@ iso_scc_cache_prime_acyclic(IsoSccCache *cache, const IsoGraph *graph)
 {
 	Ctx			ctx;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.g = graph;
-	ctx.cache = cache;
+	cache_ctx(&ctx, cache, graph);
 	if (cache->n > 0)
 		iso_host_internal_error("SCC cache primed twice");
 	if (graph->n_vertices == 0)

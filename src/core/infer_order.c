@@ -146,7 +146,6 @@ iso_infer_realtime_edges(Builder *b)
 					   out->n_vertices, true, &b->edges, &out->realtime);
 }
 
-
 /*
  * The rt order kept as events (realtime.h) and the other edges as they
  * were made, for a check that builds the graph only if it must

@@ -353,43 +353,20 @@ iso_realtime_order_free(IsoRealtimeOrder *order)
 }
 
 /*
- * Kahn's topological sort of the edges plus the real-time order, whose
- * edges stay implicit: a vertex is free once its in-edges are used up and
- * every transaction that completed before it was invoked has been taken.
- * Completions are ranked in time order; "every completion before this
- * invocation" is a prefix of that ranking, so one counter, the longest
- * prefix of completions taken, answers for all vertices: vertex v waits for
- * rank comps_before[v].  Invocations come in time order too, so the
- * vertices a longer prefix frees are the next ones of that order.  Each
- * vertex and edge is handled once: O(V + E) after the sort.
- *
- * The edges come as a flat list (the builder's buffer: no graph is made
- * for a history that holds); the pass groups their targets by source in
- * an array of its own, 4 bytes an edge, a quarter of moving the edges.
+ * The edges' targets grouped by source, self-edges left out: succ[start[v]
+ * .. start[v + 1]) are v's, and indeg[v] counts the edges into v.  4 bytes
+ * an edge: the pass reads the builder's flat buffer (no graph is made for
+ * a history that holds), and this is a quarter of moving its 16-byte edges
+ * into a CSR.  Returns succ; start has n + 1 entries, indeg n, zeroed.
  */
-bool
-iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
-						   uint64 n_edges)
+static uint32 *
+targets_by_source(const IsoEdge *edges, uint64 n_edges, uint32 n,
+				  uint64 *start, uint32 *indeg)
 {
-	uint32		n = order->n;
-	uint64	   *start = iso_alloc0(sizeof(uint64) * ((Size) n + 1));
-	uint32	   *indeg = iso_alloc0(sizeof(uint32) * Max(n, 1));
-	uint32	   *comps_before = iso_alloc0(sizeof(uint32) * Max(n, 1));
-	uint32	   *rank = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint32	   *invoked = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint32	   *stack = iso_alloc(sizeof(uint32) * Max(n, 1));
-	uint8	   *taken = iso_alloc0(Max(n, 1));
 	uint32	   *succ;
-	uint32		n_comp = 0,
-				n_inv = 0,
-				next_inv = 0,
-				prefix = 0,
-				top = 0,
-				done = 0;
 	uint64		e;
 	uint32		i;
 
-	/* targets grouped by source: counts, prefix sums, then a scatter */
 	for (e = 0; e < n_edges; e++)
 	{
 		if (edges[e].from >= n || edges[e].to >= n)
@@ -416,9 +393,25 @@ iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
 	for (i = n; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
+	return succ;
+}
 
-	for (i = 0; i < n; i++)
+/*
+ * From the events in time order: each completion's rank among the
+ * completions (rank, ISO_NONE for none), the number of completions before
+ * each invocation (comps_before, 0 for a vertex never invoked), and the
+ * invoked vertices in time order.  Returns how many completions.
+ */
+static uint32
+rank_events(const IsoRealtimeOrder *order, uint32 *rank, uint32 *comps_before,
+			uint32 *invoked, uint32 *n_inv)
+{
+	uint32		n_comp = 0;
+	uint32		i;
+
+	for (i = 0; i < order->n; i++)
 		rank[i] = ISO_NONE;
+	*n_inv = 0;
 	for (i = 0; i < order->n_ev; i++)
 	{
 		uint32		idx = RT_IDX(order->ev[i]);
@@ -428,9 +421,45 @@ iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
 		else
 		{
 			comps_before[idx] = n_comp;
-			invoked[n_inv++] = idx;
+			invoked[(*n_inv)++] = idx;
 		}
 	}
+	return n_comp;
+}
+
+/*
+ * Kahn's topological sort of the edges plus the real-time order, whose
+ * edges stay implicit: a vertex is free once its in-edges are used up and
+ * every transaction that completed before it was invoked has been taken.
+ * Completions are ranked in time order; "every completion before this
+ * invocation" is a prefix of that ranking, so one counter, the longest
+ * prefix of completions taken, answers for all vertices: vertex v waits for
+ * rank comps_before[v].  Invocations come in time order too, so the
+ * vertices a longer prefix frees are the next ones of that order.  Each
+ * vertex and edge is handled once: O(V + E) after the sort.
+ */
+bool
+iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
+						   uint64 n_edges)
+{
+	uint32		n = order->n;
+	uint64	   *start = iso_alloc0(sizeof(uint64) * ((Size) n + 1));
+	uint32	   *indeg = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	uint32	   *comps_before = iso_alloc0(sizeof(uint32) * Max(n, 1));
+	uint32	   *rank = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *invoked = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *stack = iso_alloc(sizeof(uint32) * Max(n, 1));
+	uint8	   *taken = iso_alloc0(Max(n, 1));
+	uint32	   *succ = targets_by_source(edges, n_edges, n, start, indeg);
+	uint32		n_inv;
+	uint32		n_comp = rank_events(order, rank, comps_before, invoked, &n_inv);
+	uint32		next_inv = 0,
+				prefix = 0,
+				top = 0,
+				done = 0;
+	uint64		e;
+	uint32		i;
+
 	/* untimed vertices wait for nothing but their in-edges */
 	for (i = 0; i < n; i++)
 		if (indeg[i] == 0 && comps_before[i] == 0)

@@ -166,5 +166,16 @@ SELECT string_agg(r, E'\n' ORDER BY n) AS edn FROM (VALUES
 SELECT level, holds, violations FROM iso_levels_jepsen(:'edn') WHERE level IN ('ser', 'strict-serializable');
 SELECT iso_load_jepsen('rt-stale-read', :'edn') AS h \gset
 SELECT anomaly, cycle, edge_types FROM iso_check('strict-serializable', :h);
+-- the same two in memory as an ordinary role: the one pass and, for the
+-- stale read, the graph built after it, with the role's own memory
+CREATE ROLE regress_iso_rt_user;
+SET ROLE regress_iso_rt_user;
+SELECT level, holds, violations FROM iso_levels_jepsen(
+  E'{:type :invoke, :process 0, :value [[:append 1 1]]}\n{:type :ok, :process 0, :value [[:append 1 1]]}\n' ||
+  E'{:type :invoke, :process 1, :value [[:r 1 nil]]}\n{:type :ok, :process 1, :value [[:r 1 [1]]]}')
+ WHERE level IN ('ser', 'strict-serializable');
+SELECT level, holds, violations FROM iso_levels_jepsen(:'edn') WHERE level IN ('ser', 'strict-serializable');
+RESET ROLE;
+DROP ROLE regress_iso_rt_user;
 
 SELECT count(*) FROM (SELECT iso_delete_history(history_id) FROM iso_history WHERE name LIKE 'rt-%') d;
