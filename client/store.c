@@ -237,9 +237,10 @@ put_event(CopyBuf *b, const char *idbuf, const Options *o, Txn *t, int j)
 }
 
 /*
- * The view the events are copied into: iso_event_load (isograph 0.5.0),
- * which takes read_list as the text of its literal and cuts it faster
- * than the server's array parser, or iso_event on older versions.
+ * The relation the events are copied into: iso_event_load (isograph
+ * 0.5.0), which takes read_list as the text of its literal and cuts it
+ * faster than the server's array parser, or the view iso_event on older
+ * versions.
  */
 static const char *
 events_view(PGconn *c, const char *schema)

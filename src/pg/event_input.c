@@ -1,11 +1,13 @@
 /*
  * event_input.c
- *	  Rows written to the views iso_event, iso_event_load and iso_version
- *	  (COPY FROM, INSERT): the INSTEAD OF trigger that stores them.
+ *	  Rows written to the views iso_event and iso_version (COPY FROM,
+ *	  INSERT): the INSTEAD OF trigger that stores them; and rows written to
+ *	  the table iso_event_load, which its access method hands here
+ *	  (load_am.c).
  *
- * iso_event_load is iso_event with read_list as the text of its array
- * literal, which this trigger cuts into elements itself (list_input.c)
- * instead of COPY calling array_in.
+ * iso_event_load takes iso_event's rows with read_list as the text of its
+ * array literal, which is cut into elements here (list_input.c) instead
+ * of COPY calling array_in.
  *
  * Since 0.4.0 roles have no INSERT on the tables that hold events and
  * version orders (iso_event_data, iso_version_data): a table-level INSERT,
@@ -500,9 +502,9 @@ statement_state(Relation view)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("iso_input_row() fires only on iso_event, iso_event_load and iso_version, not on \"%s\"",
+				 errmsg("isograph stores only rows written to iso_event, iso_event_load and iso_version, not to \"%s\"",
 						RelationGetRelationName(view)),
-				 errhint("It is isograph's own trigger function; do not attach it to other views.")));
+				 errhint("The trigger function iso_input_row() and the table access method iso_load are isograph's own; do not use them for other relations.")));
 
 	st = states[state_slot(table)];
 	if (st != NULL && st->busy)
@@ -629,29 +631,22 @@ null_row(InputState *st, Relation view)
 }
 
 /*
- * INSTEAD OF INSERT row trigger on iso_event, iso_event_load and iso_version.
+ * Store one row written into target: a view of an INSTEAD OF trigger
+ * below, or the table iso_event_load (load_am.c).  Returns false when a
+ * BEFORE trigger of the table it goes to skipped it; *stp is set to the
+ * statement's state.
  */
-Datum
-iso_input_row(PG_FUNCTION_ARGS)
+static bool
+store_row(Relation target, TupleTableSlot *slot, InputState **stp)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	Relation	view;
 	InputState *st;
 	Datum		values[INPUT_MAX_COLS];
 	bool		nulls[INPUT_MAX_COLS];
 	volatile bool stored = true;
 	ResourceOwner save_owner = CurrentResourceOwner;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) ||
-		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
-		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("iso_input_row() must be an INSTEAD OF INSERT row trigger")));
-	view = trigdata->tg_relation;
-	st = statement_state(view);
-	row_columns(st, trigdata->tg_trigslot, values, nulls);
+	*stp = st = statement_state(target);
+	row_columns(st, slot, values, nulls);
 
 	/*
 	 * Everything the row takes that outlives it (the bulk-insert state's
@@ -677,6 +672,41 @@ iso_input_row(PG_FUNCTION_ARGS)
 		st->busy = false;
 	}
 	PG_END_TRY();
+	return stored;
+}
+
+/*
+ * A row written into the table iso_event_load, from its access method
+ * (load_am.c): packed as a row of iso_event is.
+ */
+void
+iso_event_load_row(Relation rel, TupleTableSlot *slot)
+{
+	InputState *st;
+
+	(void) store_row(rel, slot, &st);
+}
+
+/*
+ * INSTEAD OF INSERT row trigger on iso_event and iso_version.
+ */
+Datum
+iso_input_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Relation	view;
+	InputState *st;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_INSTEAD(trigdata->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("iso_input_row() must be an INSTEAD OF INSERT row trigger")));
+	view = trigdata->tg_relation;
+	if (!store_row(view, trigdata->tg_trigslot, &st))
+		return PointerGetDatum(NULL);
 
 	/*
 	 * The row counts as inserted (COPY's and INSERT's row counts, and
@@ -690,8 +720,6 @@ iso_input_row(PG_FUNCTION_ARGS)
 	 * trigger call's per-row memory.  A COPY gets a row of NULLs instead
 	 * (null_row), unless another INSTEAD OF trigger of the view follows.
 	 */
-	if (!stored)
-		return PointerGetDatum(NULL);
 	if (copying_into(view) && last_row_trigger(trigdata))
 		return PointerGetDatum(null_row(st, view));
 	return PointerGetDatum(heap_copytuple(trigdata->tg_trigtuple));

@@ -129,6 +129,8 @@ struct IsoEventRow;
 struct IsoChunkReader;
 typedef struct IsoEventStore IsoEventStore;
 extern bool iso_events_packed(void);
+/* A row written into the table iso_event_load (event_input.c, for load_am.c). */
+extern void iso_event_load_row(Relation rel, TupleTableSlot *slot);
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);

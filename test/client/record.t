@@ -426,16 +426,17 @@ for my $wl (qw(list-append rw-register)) {
 	# The events go into iso_event_load (isograph 0.5.0), which cuts
 	# read_list itself.  Writing events by any path takes INSERT on
 	# iso_event (the loaders' one gate, src/pg/writer.c), and COPY into
-	# iso_event_load takes INSERT on that view too: --store fails without
-	# either, naming the view it lacks.
+	# iso_event_load takes INSERT on that table too: --store fails without
+	# either, naming the relation it lacks.
 	my @store_args = ('--target', "dbname=$TARGET", '--store', "dbname=$STORE user=$user",
 		'--workload', 'list-append', '--txns', '30', '--clients', '2', '--quiet', '--seed', '7');
-	for my $view (qw(iso_event_load iso_event)) {
+	for (['iso_event_load', 'table'], ['iso_event', 'view']) {
+		my ($view, $kind) = @$_;
 		psql($STORE, "REVOKE INSERT ON $view FROM PUBLIC");
 		my ($rc, $out, $err) = record(@store_args, '--name', "without INSERT on $view");
 		psql($STORE, "GRANT INSERT ON $view TO PUBLIC");
 		isnt($rc, 0, "--store without INSERT on $view fails");
-		like($err, qr/COPY (?:\S+\.)?iso_event_load\b.*failed: .*permission denied for view $view\b/s,
+		like($err, qr/COPY (?:\S+\.)?iso_event_load\b.*failed: .*permission denied for $kind $view\b/s,
 			"--store without INSERT on $view: the error names $view");
 	}
 	is(psql($STORE, "SELECT count(*) FROM iso_history WHERE name LIKE 'without INSERT on %'"), 0,

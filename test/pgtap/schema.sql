@@ -1,12 +1,12 @@
 -- The extension's schema contract: tables, columns, keys, functions,
 -- pg_dump registration and privileges.
 BEGIN;
-SELECT plan(99);
+SELECT plan(100);
 
 SELECT has_table('iso_history');
 SELECT has_view('iso_event');
 SELECT has_view('iso_version');
-SELECT has_view('iso_event_load');
+SELECT has_table('iso_event_load');
 SELECT has_table('iso_event_chunk');
 SELECT has_table('iso_version_data');
 SELECT has_table('iso_edge');
@@ -113,8 +113,13 @@ SELECT trigger_is('iso_event', 'iso_event_input_end', 'iso_input_end');
 SELECT trigger_is('iso_event', 'iso_event_change', 'iso_event_change_row');
 SELECT trigger_is('iso_event', 'iso_event_change_end', 'iso_input_end');
 SELECT trigger_is('iso_version', 'iso_version_input_end', 'iso_input_end');
-SELECT trigger_is('iso_event_load', 'iso_event_load_input', 'iso_input_row');
 SELECT trigger_is('iso_event_load', 'iso_event_load_input_end', 'iso_input_end');
+-- iso_event_load: a table of isograph's access method, which packs its rows
+SELECT is((SELECT a.amname::text FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+            WHERE c.oid = 'iso_event_load'::regclass), 'iso_load',
+          'iso_event_load is a table of the access method iso_load');
+SELECT is((SELECT amtype::text || ' ' || amhandler::text FROM pg_am WHERE amname = 'iso_load'),
+          't iso_load_am_handler', 'iso_load is a table access method with isograph''s handler');
 -- users read everything of theirs, write through the views and the
 -- column privileges of iso_history; no table-level write (LOCK TABLE)
 SELECT table_privs_are('iso_history_image', 'public', ARRAY['SELECT']);
@@ -149,10 +154,12 @@ SELECT is_empty(
       -- clause would cost a GUC save and restore per row
       -- (and the policies and the views' row triggers likewise, and the
       -- view iso_event's unpacking, called per chunk; the streaming load's
-      -- line trigger pins search_path itself for its first line, load.c)
+      -- line trigger pins search_path itself for its first line, load.c;
+      -- the handler of the access method iso_load only returns its
+      -- callbacks, and the rows it gets are stored by iso_input_row's code)
       AND p.proname NOT IN ('iso_history_has_image', 'iso_current_role', 'iso_input_row',
                             'iso_input_end', 'iso_event_change_row', 'iso_event_rows',
-                            'iso_jepsen_input_line')$$,
+                            'iso_jepsen_input_line', 'iso_load_am_handler')$$,
   'functions set search_path');
 
 -- privileges: functions are executable by everyone
