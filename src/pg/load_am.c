@@ -223,6 +223,37 @@ batch_lines_context(void *arg)
 			   (unsigned long long) lines->first, (unsigned long long) lines->last);
 }
 
+/*
+ * The lines of the nslots rows of copy's batch (the previous batch's, or
+ * the header's, and the line COPY read last); true if row i is on line
+ * lines->first + i.
+ */
+static bool
+batch_lines(CopyFromState copy, int nslots, BatchLines *lines)
+{
+	/* at the input's end COPY has counted a line it did not find */
+	uint64		last_row = copy->cur_lineno -
+		(copy->line_buf.len == 0 && copy->cur_lineno > 0 ? 1 : 0);
+	bool		exact;
+
+	if (!batch_callbacks_registered)
+	{
+		RegisterXactCallback(batch_xact_callback, NULL);
+		RegisterSubXactCallback(batch_subxact_callback, NULL);
+		batch_callbacks_registered = true;
+	}
+	lines->last = copy->cur_lineno;
+	if (copy == batch_copy && batch_end < last_row)
+		lines->first = batch_end + 1;
+	else
+		lines->first = copy->opts.header_line != COPY_HEADER_FALSE ? 2 : 1;
+	batch_copy = copy;
+	batch_end = last_row;
+	exact = lines->first <= last_row && last_row - lines->first + 1 == (uint64) nslots;
+	lines->among = !exact;
+	return exact;
+}
+
 static void
 load_multi_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid,
 				  int options, BulkInsertState bistate)
@@ -239,26 +270,8 @@ load_multi_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId ci
 		copy = NULL;
 	if (copy != NULL)
 	{
-		if (!batch_callbacks_registered)
-		{
-			RegisterXactCallback(batch_xact_callback, NULL);
-			RegisterSubXactCallback(batch_subxact_callback, NULL);
-			batch_callbacks_registered = true;
-		}
-		uint64		last_row;
-
 		saved_lineno = copy->cur_lineno;
-		lines.last = copy->cur_lineno;
-		/* at the input's end COPY has counted a line it did not find */
-		last_row = lines.last - (copy->line_buf.len == 0 && lines.last > 0 ? 1 : 0);
-		if (copy == batch_copy && batch_end < last_row)
-			lines.first = batch_end + 1;
-		else
-			lines.first = copy->opts.header_line != COPY_HEADER_FALSE ? 2 : 1;
-		batch_copy = copy;
-		batch_end = last_row;
-		exact = lines.first <= last_row && last_row - lines.first + 1 == (uint64) nslots;
-		lines.among = !exact;
+		exact = batch_lines(copy, nslots, &lines);
 	}
 	context.callback = batch_lines_context;
 	context.arg = &lines;
@@ -353,10 +366,12 @@ load_nontransactional_truncate(Relation rel)
 {
 }
 
+/* ALTER TABLE ... SET TABLESPACE: an empty file there, the old one dropped */
 static void
 load_copy_data(Relation rel, const RelFileNode *newrnode)
 {
 	create_storage(newrnode, rel->rd_rel->relpersistence);
+	RelationDropStorage(rel);
 }
 
 static void

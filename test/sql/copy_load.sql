@@ -217,6 +217,17 @@ DELETE FROM iso_event_load;
 SELECT * FROM iso_event_load FOR UPDATE;
 ANALYZE iso_event_load;
 VACUUM iso_event_load;
+-- moved to another tablespace: an empty file there, the old one dropped
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE regress_iso_space LOCATION '';
+SELECT pg_relation_filepath('iso_event_load') AS old_file \gset
+ALTER TABLE iso_event_load SET TABLESPACE regress_iso_space;
+CHECKPOINT;	-- a dropped file stays, empty, until the next checkpoint
+SELECT (pg_stat_file(:'old_file', true)).size AS old_file_size,
+       (pg_stat_file(pg_relation_filepath('iso_event_load'))).size AS new_file_size;
+ALTER TABLE iso_event_load SET TABLESPACE pg_default;
+DROP TABLESPACE regress_iso_space;
+RESET allow_in_place_tablespaces;
 SELECT count(*) AS rows_after_analyze_and_vacuum FROM iso_event_load;
 CREATE TABLE regress_not_events (history_id bigint, txn_id bigint) USING iso_load;
 INSERT INTO regress_not_events VALUES (1, 1);
