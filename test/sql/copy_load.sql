@@ -209,6 +209,21 @@ SELECT count(*) AS differing FROM (
 \copy iso_event_load (txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list) FROM PROGRAM 'seq 1 10 | awk ''{ s = ($1 == 7) ? "bad" : "ok"; print $1 ",1," s ",1,2,0,append,k," $1 ",," }''' WITH (FORMAT csv)
 SELECT count(*) AS stored_by_failed_copies FROM iso_event WHERE history_id = :h_batch AND key LIKE 'k%';
 
+-- 8b. A COPY that fails inside a savepoint, then two more in the same
+--     transaction: the next ones store their rows, and an error of the
+--     last still names its own line (nothing is carried over from the
+--     failed COPY's batches).
+BEGIN;
+SAVEPOINT before_copy;
+\copy iso_event_load FROM PROGRAM 'seq 5001 6500 | awk -v h=$ISO_H ''{ s = ($1 == 6200) ? "bad" : "ok"; print h "," $1 ",1," s ",1,2,0,append,k," $1 ",," }''' WITH (FORMAT csv)
+ROLLBACK TO SAVEPOINT before_copy;
+\copy iso_event_load FROM PROGRAM 'seq 5001 6500 | awk -v h=$ISO_H ''{ print h "," $1 ",1,ok,1,2,0,append,s," $1 ",," }''' WITH (FORMAT csv)
+SAVEPOINT after_copy;
+\copy iso_event_load FROM PROGRAM 'seq 7001 7300 | awk -v h=$ISO_H ''{ s = ($1 == 7201) ? "bad" : "ok"; print h "," $1 ",1," s ",1,2,0,append,s," $1 ",," }''' WITH (FORMAT csv)
+ROLLBACK TO SAVEPOINT after_copy;
+SELECT count(*) AS stored_after_the_failed_copy FROM iso_event WHERE history_id = :h_batch AND key = 's';
+ROLLBACK;
+
 -- 9. What the table cannot do: it has no rows to change or lock, and
 --    the access method stores rows of iso_event_load only.
 RESET ROLE;
