@@ -230,6 +230,7 @@ RESET ROLE;
 UPDATE iso_event_load SET key = 'q';
 DELETE FROM iso_event_load;
 SELECT * FROM iso_event_load FOR UPDATE;
+CREATE INDEX ON iso_event_load (txn_id);
 ANALYZE iso_event_load;
 VACUUM iso_event_load;
 -- moved to another tablespace: an empty file there, the old one dropped
