@@ -501,7 +501,8 @@ statement_state(Relation view)
 		table = ISO_TABLE_VERSION;
 	else
 		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				(errcode(view->rd_rel->relkind == RELKIND_VIEW ?
+						 ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED : ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("isograph stores only rows written to iso_event, iso_event_load and iso_version, not to \"%s\"",
 						RelationGetRelationName(view)),
 				 errhint("The trigger function iso_input_row() and the table access method iso_load are isograph's own; do not use them for other relations.")));

@@ -251,6 +251,9 @@ DROP TABLE regress_not_events;
 SET ROLE regress_iso_loader;
 CREATE TEMP TABLE regress_not_events (history_id bigint) USING iso_load;
 INSERT INTO regress_not_events VALUES (:h_text);
+\set VERBOSITY sqlstate
+INSERT INTO regress_not_events VALUES (:h_text);
+\set VERBOSITY default
 DROP TABLE regress_not_events;
 
 RESET ROLE;
