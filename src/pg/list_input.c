@@ -2,7 +2,7 @@
  * list_input.c
  *	  A read_list's elements as slices, without copying them: from a text[]
  *	  (the view iso_event, the reader of 0.4.0's rows) or from the array
- *	  literal as text (the view iso_event_load).
+ *	  literal as text (the table iso_event_load).
  *
  * Why the literal: COPY into iso_event parses each read_list with
  * array_in, which calls textin for every element and builds the array --
@@ -10,7 +10,7 @@
  * iso_event_load takes the same column as text, and the common literal
  * ({a,b,c}: no quotes, backslashes, blanks, NULLs or empty elements) is
  * cut at its commas here; anything else goes through array_in, so both
- * views read every literal the same way.
+ * targets read every literal the same way.
  */
 #include "postgres.h"
 
