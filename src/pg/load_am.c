@@ -41,12 +41,13 @@
 PG_FUNCTION_INFO_V1(iso_load_am_handler);
 
 static void
-refuse(const char *what)
+refuse(Relation rel, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("iso_event_load does not support %s", what),
-			 errdetail("Rows written to iso_event_load are stored in iso_event; iso_event_load keeps none."),
+			 errmsg("table \"%s\" of access method iso_load does not support %s",
+					RelationGetRelationName(rel), what),
+			 errdetail("Rows written to iso_event_load are stored in iso_event; the table keeps none."),
 			 errhint("Change or read the events through iso_event.")));
 }
 
@@ -294,21 +295,21 @@ static void
 load_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 							  BulkInsertState bistate, uint32 specToken)
 {
-	refuse("INSERT ... ON CONFLICT");
+	refuse(rel, "INSERT ... ON CONFLICT");
 }
 
 static void
 load_tuple_complete_speculative(Relation rel, TupleTableSlot *slot, uint32 specToken,
 								bool succeeded)
 {
-	refuse("INSERT ... ON CONFLICT");
+	refuse(rel, "INSERT ... ON CONFLICT");
 }
 
 static TM_Result
 load_tuple_delete(Relation rel, ItemPointer tid, CommandId cid, Snapshot snapshot,
 				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd, bool changingPart)
 {
-	refuse("DELETE");
+	refuse(rel, "DELETE");
 	return TM_Invisible;
 }
 
@@ -317,7 +318,7 @@ load_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, CommandI
 				  Snapshot snapshot, Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
 				  LockTupleMode *lockmode, bool *update_indexes)
 {
-	refuse("UPDATE");
+	refuse(rel, "UPDATE");
 	return TM_Invisible;
 }
 
@@ -326,7 +327,7 @@ load_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot, TupleTableSlot
 				CommandId cid, LockTupleMode mode, LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
-	refuse("row locks");
+	refuse(rel, "row locks");
 	return TM_Invisible;
 }
 
@@ -412,7 +413,7 @@ load_index_build_range_scan(Relation table_rel, Relation index_rel, struct Index
 							TableScanDesc scan)
 {
 	/* index entries would point at rows that are never kept */
-	refuse("indexes");
+	refuse(table_rel, "indexes");
 	return 0;
 }
 

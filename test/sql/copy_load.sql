@@ -247,6 +247,7 @@ RESET allow_in_place_tablespaces;
 SELECT count(*) AS rows_after_analyze_and_vacuum FROM iso_event_load;
 CREATE TABLE regress_not_events (history_id bigint, txn_id bigint) USING iso_load;
 INSERT INTO regress_not_events VALUES (1, 1);
+CREATE INDEX ON regress_not_events (txn_id);
 DROP TABLE regress_not_events;
 SET ROLE regress_iso_loader;
 CREATE TEMP TABLE regress_not_events (history_id bigint) USING iso_load;
