@@ -92,6 +92,7 @@ typedef struct InputState
 	IsoTableLayout layout;
 	int			ncols;
 	AttrNumber	view_att[INPUT_MAX_COLS];	/* our column i in the view */
+	bool		same_columns;	/* the view's columns are ours, in order */
 	IsoEventStore *store;		/* events under 0.5.0: packed (event_store.c) */
 	HTAB	   *checked;		/* history ids checked and locked */
 	HeapTuple	null_row;		/* the view's row of NULLs, for a COPY */
@@ -258,6 +259,10 @@ state_open(IsoTable table, Relation view, bool list_as_text)
 			st->view_att[i] = a + 1;
 		}
 	}
+	st->same_columns = vdesc->natts == st->ncols;
+	for (i = 0; i < st->ncols; i++)
+		if (st->view_att[i] != i + 1)
+			st->same_columns = false;
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(int64);
@@ -686,6 +691,67 @@ iso_event_load_row(Relation rel, TupleTableSlot *slot)
 	InputState *st;
 
 	(void) store_row(rel, slot, &st);
+}
+
+/*
+ * A batch of rows written into iso_event_load (COPY's multi_insert), each
+ * as iso_event_load_row stores one, with the statement's state found and
+ * the resource owner switched once for the batch.  before_row, if not
+ * NULL, is called with arg and i before row i is stored.
+ */
+void
+iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots,
+					void (*before_row) (void *arg, int i), void *arg)
+{
+	InputState *st = statement_state(rel);
+	Datum		values[INPUT_MAX_COLS];
+	bool		nulls[INPUT_MAX_COLS];
+	ResourceOwner save_owner = CurrentResourceOwner;
+	int			i;
+
+	if (st->store == NULL)
+	{
+		/* not packed events: no batch of its own */
+		for (i = 0; i < nslots; i++)
+		{
+			if (before_row != NULL)
+				before_row(arg, i);
+			iso_event_load_row(rel, slots[i]);
+		}
+		return;
+	}
+	st->busy = true;
+	CurrentResourceOwner = st->owner;
+	PG_TRY();
+	{
+		for (i = 0; i < nslots; i++)
+		{
+			const Datum *v = values;
+			const bool *n = nulls;
+
+			if (before_row != NULL)
+				before_row(arg, i);
+			if (st->same_columns)
+			{
+				/* iso_event_load as created: the slot's arrays are ours */
+				slot_getallattrs(slots[i]);
+				v = slots[i]->tts_values;
+				n = slots[i]->tts_isnull;
+			}
+			else
+				row_columns(st, slots[i], values, nulls);
+			/* a NULL history_id fails the NOT NULL constraint below */
+			if (!n[0])
+				check_history(st, DatumGetInt64(v[0]));
+			pack_event(st, v, n);
+		}
+	}
+	PG_FINALLY();
+	{
+		CurrentResourceOwner = save_owner;
+		st->busy = false;
+	}
+	PG_END_TRY();
 }
 
 /*

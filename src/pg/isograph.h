@@ -131,6 +131,8 @@ typedef struct IsoEventStore IsoEventStore;
 extern bool iso_events_packed(void);
 /* A row written into the table iso_event_load (event_input.c, for load_am.c). */
 extern void iso_event_load_row(Relation rel, TupleTableSlot *slot);
+extern void iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots,
+								void (*before_row) (void *arg, int i), void *arg);
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);

@@ -177,10 +177,20 @@ static bool batch_callbacks_registered = false;
 
 typedef struct BatchLines
 {
+	CopyFromState copy;			/* set when row i is on line first + i */
 	uint64		first;
 	uint64		last;
 	bool		among;			/* not known exactly: say so */
 } BatchLines;
+
+/* Before row i of a batch whose lines are known: COPY's line is its own. */
+static void
+set_row_line(void *arg, int i)
+{
+	BatchLines *lines = (BatchLines *) arg;
+
+	lines->copy->cur_lineno = lines->first + i;
+}
 
 static void
 batch_forget(void)
@@ -261,7 +271,7 @@ load_multi_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId ci
 				  int options, BulkInsertState bistate)
 {
 	CopyFromState copy = running_copy();
-	BatchLines	lines = {0, 0, false};
+	BatchLines	lines = {NULL, 0, 0, false};
 	bool		exact = false;
 	ErrorContextCallback context;
 	uint64		saved_lineno = 0;
@@ -279,13 +289,15 @@ load_multi_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId ci
 	context.arg = &lines;
 	context.previous = error_context_stack;
 	error_context_stack = &context;
-	for (i = 0; i < nslots; i++)
+	if (exact)
 	{
-		if (exact)
-			copy->cur_lineno = lines.first + i;
-		iso_event_load_row(rel, slots[i]);
-		ItemPointerSetInvalid(&slots[i]->tts_tid);
+		lines.copy = copy;
+		iso_event_load_rows(rel, slots, nslots, set_row_line, &lines);
 	}
+	else
+		iso_event_load_rows(rel, slots, nslots, NULL, NULL);
+	for (i = 0; i < nslots; i++)
+		ItemPointerSetInvalid(&slots[i]->tts_tid);
 	error_context_stack = context.previous;
 	if (copy != NULL)
 		copy->cur_lineno = saved_lineno;

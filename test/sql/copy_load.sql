@@ -245,6 +245,15 @@ ALTER TABLE iso_event_load SET TABLESPACE pg_default;
 DROP TABLESPACE regress_iso_space;
 RESET allow_in_place_tablespaces;
 SELECT count(*) AS rows_after_analyze_and_vacuum FROM iso_event_load;
+-- a column the owner added, then dropped: rows are still read by name,
+-- in batches and one at a time
+ALTER TABLE iso_event_load ADD COLUMN regress_note text;
+\copy iso_event_load (history_id, txn_id, status, pos, op, key, value, regress_note) FROM PROGRAM 'seq 8001 8003 | awk -v h=$ISO_H ''{ print h "," $1 ",ok,0,append,n," $1 ",x" }''' WITH (FORMAT csv)
+ALTER TABLE iso_event_load DROP COLUMN regress_note;
+\copy iso_event_load (history_id, txn_id, status, pos, op, key, value) FROM PROGRAM 'seq 8004 8005 | awk -v h=$ISO_H ''{ print h "," $1 ",ok,0,append,n," $1 }''' WITH (FORMAT csv)
+INSERT INTO iso_event_load (history_id, txn_id, status, pos, op, key, value) VALUES (:h_batch, 8006, 'ok', 0, 'append', 'n', '8006');
+SELECT string_agg(txn_id || ':' || value, ' ' ORDER BY txn_id) AS stored_by_name
+  FROM iso_event WHERE history_id = :h_batch AND key = 'n';
 CREATE TABLE regress_not_events (history_id bigint, txn_id bigint) USING iso_load;
 INSERT INTO regress_not_events VALUES (1, 1);
 CREATE INDEX ON regress_not_events (txn_id);
