@@ -709,17 +709,8 @@ iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots,
 	ResourceOwner save_owner = CurrentResourceOwner;
 	int			i;
 
-	if (st->store == NULL)
-	{
-		/* not packed events: no batch of its own */
-		for (i = 0; i < nslots; i++)
-		{
-			if (before_row != NULL)
-				before_row(arg, i);
-			iso_event_load_row(rel, slots[i]);
-		}
-		return;
-	}
+	/* iso_event_load needs packed events (state_open) */
+	Assert(st->store != NULL);
 	st->busy = true;
 	CurrentResourceOwner = st->owner;
 	PG_TRY();
