@@ -637,10 +637,9 @@ null_row(InputState *st, Relation view)
 }
 
 /*
- * Store one row written into target: a view of an INSTEAD OF trigger
- * below, or the table iso_event_load (load_am.c).  Returns false when a
- * BEFORE trigger of the table it goes to skipped it; *stp is set to the
- * statement's state.
+ * Store one row written into target, a view of the INSTEAD OF trigger
+ * below.  Returns false when a BEFORE trigger of the table it goes to
+ * skipped it; *stp is set to the statement's state.
  */
 static bool
 store_row(Relation target, TupleTableSlot *slot, InputState **stp)
@@ -682,22 +681,12 @@ store_row(Relation target, TupleTableSlot *slot, InputState **stp)
 }
 
 /*
- * A row written into the table iso_event_load, from its access method
- * (load_am.c): packed as a row of iso_event is.
- */
-void
-iso_event_load_row(Relation rel, TupleTableSlot *slot)
-{
-	InputState *st;
-
-	(void) store_row(rel, slot, &st);
-}
-
-/*
- * A batch of rows written into iso_event_load (COPY's multi_insert), each
- * as iso_event_load_row stores one, with the statement's state found and
- * the resource owner switched once for the batch.  before_row, if not
- * NULL, is called with arg and i before row i is stored.
+ * Rows written into the table iso_event_load, from its access method
+ * (load_am.c): one row (INSERT), or a batch of them (COPY's
+ * multi_insert), each packed as a row of iso_event is, with the
+ * statement's state found and the resource owner switched once for the
+ * batch.  before_row, if not NULL, is called with arg and i before row i
+ * is stored.
  */
 void
 iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots,

@@ -129,8 +129,7 @@ struct IsoEventRow;
 struct IsoChunkReader;
 typedef struct IsoEventStore IsoEventStore;
 extern bool iso_events_packed(void);
-/* A row written into the table iso_event_load (event_input.c, for load_am.c). */
-extern void iso_event_load_row(Relation rel, TupleTableSlot *slot);
+/* Rows written into the table iso_event_load (event_input.c, for load_am.c). */
 extern void iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots,
 								void (*before_row) (void *arg, int i), void *arg);
 extern IsoEventStore *iso_event_store_open(void);

@@ -8,7 +8,7 @@
  * the trigger through the function manager, which was a quarter of the
  * COPY's time (docs/performance.md).  A table of this access method gets
  * the values COPY (or INSERT) parsed in a virtual slot instead, and packs
- * them as iso_event's trigger does (iso_event_load_row, event_input.c):
+ * them as iso_event's trigger does (iso_event_load_rows, event_input.c):
  * the same checks, the same owner and locks, the same events.  The
  * statement's last chunks are written by the table's AFTER INSERT
  * statement trigger, iso_input_end, as for the views.
@@ -158,7 +158,7 @@ static void
 load_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 				  BulkInsertState bistate)
 {
-	iso_event_load_row(rel, slot);
+	iso_event_load_rows(rel, &slot, 1, NULL, NULL);
 	ItemPointerSetInvalid(&slot->tts_tid);
 }
 

@@ -94,19 +94,24 @@ SELECT level, holds, violations, note FROM iso_levels(:h) WHERE level = 'strict-
 -- points.  Wave-1 T(64+p) reads key p, wave-2 T(192+p) appends 1 to it;
 -- T64 reads [1]: wr T192 -> T64 against rt T64 -> T192, a G1c-realtime.
 -- The other readers read []: rw T(64+p) -> T(192+p), in line with rt.
-SELECT string_agg(r, E'\n' ORDER BY n) AS edn FROM (
+-- The two waves as EDN; T64 reads first_read of key 0, the other
+-- wave-1 readers [] (sections 4 and 5).
+CREATE FUNCTION pg_temp.two_waves(first_read text) RETURNS text LANGUAGE sql AS $$
+SELECT string_agg(r, E'\n' ORDER BY n) FROM (
   SELECT p AS n, format('{:type :invoke, :process %s, :value [[:r %s nil]]}', p, p) AS r
     FROM generate_series(0, 63) p
   UNION ALL
   SELECT 64 + p, format('{:type :ok, :process %s, :value [[:r %s %s]]}', p, p,
-                        CASE WHEN p = 0 THEN '[1]' ELSE '[]' END)
+                        CASE WHEN p = 0 THEN first_read ELSE '[]' END)
     FROM generate_series(0, 63) p
   UNION ALL
   SELECT 128 + p, format('{:type :invoke, :process %s, :value [[:append %s 1]]}', 64 + p, p)
     FROM generate_series(0, 63) p
   UNION ALL
   SELECT 192 + p, format('{:type :ok, :process %s, :value [[:append %s 1]]}', 64 + p, p)
-    FROM generate_series(0, 63) p) waves \gset
+    FROM generate_series(0, 63) p) waves
+$$;
+SELECT pg_temp.two_waves('[1]') AS edn \gset
 SELECT iso_load_jepsen('rt-two-waves', :'edn') AS h \gset
 SELECT level, holds, violations, note FROM iso_levels(:h) WHERE level IN ('ser', 'strict-serializable');
 -- the witness is over transactions only: the hop through points is one rt edge
@@ -127,18 +132,7 @@ SELECT count(*) AS differences FROM (
 -- pass over the graph and the real-time order; docs/semantics.md): the
 -- same two waves with every wave-1 reader reading [] (rw T(64+p) ->
 -- T(192+p), in line with rt) hold strict-serializable, dense or not.
-SELECT string_agg(r, E'\n' ORDER BY n) AS edn FROM (
-  SELECT p AS n, format('{:type :invoke, :process %s, :value [[:r %s nil]]}', p, p) AS r
-    FROM generate_series(0, 63) p
-  UNION ALL
-  SELECT 64 + p, format('{:type :ok, :process %s, :value [[:r %s []]]}', p, p)
-    FROM generate_series(0, 63) p
-  UNION ALL
-  SELECT 128 + p, format('{:type :invoke, :process %s, :value [[:append %s 1]]}', 64 + p, p)
-    FROM generate_series(0, 63) p
-  UNION ALL
-  SELECT 192 + p, format('{:type :ok, :process %s, :value [[:append %s 1]]}', 64 + p, p)
-    FROM generate_series(0, 63) p) waves \gset
+SELECT pg_temp.two_waves('[]') AS edn \gset
 SELECT iso_load_jepsen('rt-two-waves-hold', :'edn') AS h \gset
 SELECT level, holds, violations, note FROM iso_levels(:h) WHERE level IN ('ser', 'strict-serializable');
 SELECT count(*) AS witnesses FROM iso_check('strict-serializable', :h);
