@@ -490,9 +490,12 @@ typedef struct Pending
 typedef struct ProcSlot
 {
 	int64		process;
-	int32		pend;			/* index into pend[], -1 none */
+	int32		pend;			/* index into pend[], -1 none, PROC_UNSEEN
+								 * before the process's first record */
 	bool		used;
 } ProcSlot;
+
+#define PROC_UNSEEN		(-2)
 
 /*
  * Unique-writes table: open addressing over 8-byte slots (high 32 bits:
@@ -3062,6 +3065,8 @@ emit_pending_info(Parser *P, Pending *pd)
 
 	memset(&txn, 0, sizeof(txn));
 	txn.txn_id = pd->has_index ? pd->index : pd->pos;
+	if (!pd->has_index)
+		P->stats->unindexed++;
 	txn.process = pd->process;
 	txn.has_process = pd->has_process;
 	txn.invoke_time = pd->time;
@@ -3268,7 +3273,7 @@ proc_slot(Parser *P, bool has_process, int64 process)
 	}
 	P->procs[i].used = true;
 	P->procs[i].process = process;
-	P->procs[i].pend = -1;
+	P->procs[i].pend = PROC_UNSEEN;
 	P->proc_n++;
 	return &P->procs[i].pend;
 }
@@ -3354,6 +3359,10 @@ finish_record(Parser *P)
 
 		memset(&txn, 0, sizeof(txn));
 		txn.txn_id = r->has_index ? r->index : r->pos;
+		if (!r->has_index)
+			P->stats->unindexed++;
+		txn.first_of_process = pd == NULL && *slot == PROC_UNSEEN;
+		txn.own_value = r->has_value;
 		txn.process = r->has_process ? r->process : 0;
 		txn.has_process = r->has_process;
 		txn.complete_time = r->has_time ? r->time : 0;
@@ -3382,10 +3391,8 @@ finish_record(Parser *P)
 		}
 		ok = emit_txn(P, &txn, &src);
 		if (pd)
-		{
 			pending_release(P, *slot);
-			*slot = -1;
-		}
+		*slot = -1;
 		return ok;
 	}
 }
@@ -3513,7 +3520,7 @@ stream_init(EdnStream *S, IsoWorkload expected, EdnTxnCallback callback,
 	P->callback = callback;
 	P->arg = arg;
 	P->free_pend = -1;
-	P->anon_pend = -1;
+	P->anon_pend = PROC_UNSEEN;
 	P->workload = expected;
 	P->wl_expected = (expected != ISO_WORKLOAD_UNKNOWN);
 	P->utf8 = iso_host_encoding_utf8();
@@ -3891,6 +3898,35 @@ edn_stream_finish(EdnStream *S)
 	S->buf_len = 0;
 	stream_result(S, ok);
 	return ok;
+}
+
+bool
+edn_stream_stop(EdnStream *S, EdnPending **pending, int32 *n_pending)
+{
+	Parser	   *P = &S->P;
+	int32		n = 0;
+	int32		i;
+
+	*pending = NULL;
+	*n_pending = 0;
+	if (S->failed || S->buf_len > 0 || S->enclosed || P->depth != 0)
+		return false;
+	*pending = iso_alloc(sizeof(EdnPending) * (size_t) Max(P->n_pend, 1));
+	for (i = 0; i < P->n_pend; i++)
+	{
+		const Pending *pd = &P->pend[i];
+
+		if (!pd->active)
+			continue;
+		(*pending)[n].process = pd->process;
+		(*pending)[n].has_process = pd->has_process;
+		(*pending)[n].time = pd->time;
+		(*pending)[n].has_time = pd->has_time;
+		n++;
+	}
+	*n_pending = n;
+	stream_result(S, true);
+	return true;
 }
 
 void

@@ -65,6 +65,13 @@ typedef struct EdnTxn
 	int64		line;			/* line where that record starts */
 	int32		n_ops;
 	EdnOp	   *ops;
+	/*
+	 * For a split parse (edn_stream_stop): a completion that is the first
+	 * record of its process in the input, so without an invocation (one may
+	 * be pending in the part before); and whether it has its own :value.
+	 */
+	bool		first_of_process;
+	bool		own_value;
 } EdnTxn;
 
 typedef struct EdnStats
@@ -79,6 +86,7 @@ typedef struct EdnStats
 	int64		info;
 	int64		events;			/* micro-operations */
 	int64		fast_records;	/* records read by the fast path (for tests) */
+	int64		unindexed;		/* transactions whose id is a position (no :index) */
 	IsoWorkload workload;		/* what the history turned out to be */
 	IsoTimeSource time_source;	/* what the transactions' times are: the
 								 * records' :time, or (when the first
@@ -125,6 +133,26 @@ extern bool edn_stream_text(EdnStream *stream, const char *text, size_t len,
 							size_t *used);
 /* End of input: the last checks, and the invocations that never completed. */
 extern bool edn_stream_finish(EdnStream *stream);
+
+/* An invocation waiting for its completion (edn_stream_stop). */
+typedef struct EdnPending
+{
+	int64		process;
+	int64		time;
+	bool		has_process;
+	bool		has_time;
+} EdnPending;
+
+/*
+ * Or stop, for a parse split in two at a record boundary whose second part
+ * is parsed elsewhere (edn_split.c): no checks of the end and no
+ * invocation goes out; the stats are set as at the end.  The invocations
+ * still waiting are put in *pending (n_pending of them, freed by the
+ * caller with iso_free).  False if the input so far does not end between
+ * records at the top level (a record left unfinished, the enclosing vector
+ * open): the split is then no good, and nothing is set.
+ */
+extern bool edn_stream_stop(EdnStream *stream, EdnPending **pending, int32 *n_pending);
 extern void edn_stream_free(EdnStream *stream);
 
 /* Deepest nesting of EDN collections accepted (a history needs 4). */

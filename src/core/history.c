@@ -615,6 +615,85 @@ iso_history_end_input(IsoHistory *h)
 	h->n_memo_bytes = h->cap_memo_bytes = 0;
 }
 
+/* Intern every text of src into dst, in src's id order: map[id] is dst's. */
+static uint32 *
+strtab_map(IsoStrTab *dst, const IsoStrTab *src)
+{
+	uint32	   *map = iso_alloc(sizeof(uint32) * Max((uint64) src->n, 1));
+	uint32		i;
+
+	for (i = 0; i < src->n; i++)
+	{
+		int32		len;
+		const char *text = iso_strtab_get(src, i, &len);
+
+		map[i] = iso_strtab_intern(dst, text, len);
+	}
+	return map;
+}
+
+void
+iso_history_append(IsoHistory *dst, const IsoHistory *src)
+{
+	uint32	   *kmap;
+	uint32	   *vmap;
+	uint64		cap;
+	uint32		i;
+	uint64		e;
+
+	if (dst->op_pos != NULL || src->op_pos != NULL || dst->memo != NULL || src->memo != NULL)
+		iso_host_internal_error("a history appended to another keeps op positions or list memos");
+	if ((uint64) dst->n_txns + src->n_txns > PG_UINT32_MAX - 1 ||
+		(uint64) dst->n_ops + src->n_ops > PG_UINT32_MAX - 1)
+		iso_host_limit("more than 2^32 - 2 transactions or micro-operations");
+	if (dst->n_elems + src->n_elems > PG_UINT32_MAX)
+		iso_host_limit("more than 2^32 - 1 list elements");
+
+	kmap = strtab_map(&dst->keys, &src->keys);
+	vmap = strtab_map(&dst->values, &src->values);
+
+	cap = dst->cap_txns;
+	dst->txns = grow_array(dst->txns, &cap, (uint64) dst->n_txns + src->n_txns, sizeof(IsoTxn));
+	dst->cap_txns = (uint32) Min(cap, PG_UINT32_MAX);
+	for (i = 0; i < src->n_txns; i++)
+	{
+		IsoTxn		t = src->txns[i];
+
+		t.first_op += dst->n_ops;
+		dst->txns[dst->n_txns + i] = t;
+	}
+
+	cap = dst->cap_ops;
+	dst->ops = grow_array(dst->ops, &cap, (uint64) dst->n_ops + src->n_ops, sizeof(IsoOp));
+	dst->cap_ops = (uint32) Min(cap, PG_UINT32_MAX);
+	for (i = 0; i < src->n_ops; i++)
+	{
+		IsoOp		op = src->ops[i];
+
+		op.key = kmap[op.key];
+		if (op.list_len >= 0)
+			op.list_first += (uint32) dst->n_elems;
+		else if (op.value != ISO_NONE)
+			op.value = vmap[op.value];
+		dst->ops[dst->n_ops + i] = op;
+		if ((i & 0xfffff) == 0)
+			ISO_CHECK_INTERRUPTS();
+	}
+
+	/* room no read points at holds id 0, which need not exist in src */
+	cap = dst->cap_elems;
+	dst->elems = grow_array(dst->elems, &cap, dst->n_elems + src->n_elems, sizeof(uint32));
+	dst->cap_elems = cap;
+	for (e = 0; e < src->n_elems; e++)
+		dst->elems[dst->n_elems + e] = src->values.n > 0 ? vmap[src->elems[e]] : 0;
+
+	dst->n_txns += src->n_txns;
+	dst->n_ops += src->n_ops;
+	dst->n_elems += src->n_elems;
+	iso_free(kmap);
+	iso_free(vmap);
+}
+
 /* Free everything of h (the tables, the arrays and any list memos). */
 void
 iso_history_free(IsoHistory *h)

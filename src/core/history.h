@@ -229,6 +229,16 @@ extern uint32 iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 										const IsoSlice *elems, int32 n, int32 kept);
 extern void iso_history_end_input(IsoHistory *h);
 
+/*
+ * Append src's transactions after dst's, for two parts of one input (a
+ * split parse, history_edn.c): src's keys and values are interned into
+ * dst's tables in src's id order (so a text new to dst gets the id one
+ * input would have given it), its ops and list elements renumbered.  Both
+ * must be past their input (iso_history_end_input) and keep no op
+ * positions.  src is left as it was.
+ */
+extern void iso_history_append(IsoHistory *dst, const IsoHistory *src);
+
 /* Free everything h holds (inside the server its memory context does). */
 extern void iso_history_free(IsoHistory *h);
 

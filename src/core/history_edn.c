@@ -14,6 +14,25 @@ iso_edn_history_begin(IsoEdnHistory *eh)
 	iso_history_init(&eh->h, ISO_WORKLOAD_UNKNOWN);
 }
 
+static void
+keep_orphan(IsoEdnHistory *eh, const EdnTxn *txn)
+{
+	IsoEdnOrphan *o;
+
+	if (eh->n_orphans == eh->cap_orphans)
+	{
+		eh->cap_orphans = Max(eh->cap_orphans * 2, 16);
+		eh->orphans = eh->orphans ?
+			iso_realloc(eh->orphans, sizeof(IsoEdnOrphan) * (size_t) eh->cap_orphans) :
+			iso_alloc(sizeof(IsoEdnOrphan) * (size_t) eh->cap_orphans);
+	}
+	o = &eh->orphans[eh->n_orphans++];
+	o->txn = txn->n_ops > 0 ? eh->h.n_txns : ISO_NONE;
+	o->process = txn->process;
+	o->has_process = txn->has_process;
+	o->own_value = txn->own_value;
+}
+
 bool
 iso_edn_history_add(const EdnTxn *txn, void *arg)
 {
@@ -21,6 +40,8 @@ iso_edn_history_add(const EdnTxn *txn, void *arg)
 	IsoHistory *h = &eh->h;
 	int			i;
 
+	if (txn->first_of_process && eh->keep_orphans)
+		keep_orphan(eh, txn);
 	if (txn->n_ops == 0)
 		return true;			/* it has no rows, so reading back has no trace */
 	if (h->n_txns > 0 && txn->txn_id <= eh->last_txn_id)
@@ -60,6 +81,86 @@ iso_edn_history_finish(IsoEdnHistory *eh, IsoWorkload workload, int64 *dup_txn_i
 		eh->in_order = true;
 	}
 	return true;
+}
+
+/* The tail's orphan of process p (the first: a process has one), or NULL. */
+static IsoEdnOrphan *
+orphan_of(IsoEdnHistory *tail, int64 process)
+{
+	int32		i;
+
+	for (i = 0; i < tail->n_orphans; i++)
+		if (tail->orphans[i].has_process && tail->orphans[i].process == process)
+			return &tail->orphans[i];
+	return NULL;
+}
+
+bool
+iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
+					 const EdnPending *pending, int32 n_pending,
+					 IsoEdnHistory *tail, const EdnStats *tail_stats)
+{
+	IsoWorkload workload = head_stats->workload;
+	int32		i;
+
+	/* what one parse decides from the start: the clock, the ids, the workload */
+	if (head_stats->time_source != ISO_TIME_VALUES ||
+		tail_stats->time_source != ISO_TIME_VALUES ||
+		tail_stats->unindexed > 0)
+		return false;
+	if (workload == ISO_WORKLOAD_UNKNOWN)
+		workload = tail_stats->workload;
+	else if (tail_stats->workload != ISO_WORKLOAD_UNKNOWN && tail_stats->workload != workload)
+		return false;
+	/* each pending invocation and its completion (the orphans are few) */
+	if ((int64) n_pending * tail->n_orphans > 10 * 1000 * 1000)
+		return false;
+	for (i = 0; i < n_pending; i++)
+	{
+		IsoEdnOrphan *o = pending[i].has_process ? orphan_of(tail, pending[i].process) : NULL;
+
+		if (o == NULL || !o->own_value)
+			return false;
+	}
+	for (i = 0; i < n_pending; i++)
+	{
+		IsoEdnOrphan *o = orphan_of(tail, pending[i].process);
+
+		if (o->txn != ISO_NONE && pending[i].has_time)
+			tail->h.txns[o->txn].invoke_time = pending[i].time;
+	}
+
+	iso_history_end_input(&head->h);
+	iso_history_end_input(&tail->h);
+	if (tail->h.n_txns > 0)
+	{
+		if (!tail->in_order ||
+			(head->h.n_txns > 0 && tail->h.txns[0].txn_id <= head->last_txn_id))
+			head->in_order = false;
+		head->last_txn_id = tail->last_txn_id;
+	}
+	iso_history_append(&head->h, &tail->h);
+
+	head_stats->records += tail_stats->records;
+	head_stats->skipped += tail_stats->skipped;
+	head_stats->skipped_f += tail_stats->skipped_f;
+	head_stats->skipped_process += tail_stats->skipped_process;
+	head_stats->txns += tail_stats->txns;
+	head_stats->ok += tail_stats->ok;
+	head_stats->fail += tail_stats->fail;
+	head_stats->info += tail_stats->info;
+	head_stats->events += tail_stats->events;
+	head_stats->fast_records += tail_stats->fast_records;
+	head_stats->workload = workload;
+	return true;
+}
+
+void
+iso_edn_history_free_parts(IsoEdnHistory *eh)
+{
+	iso_free(eh->orphans);
+	eh->orphans = NULL;
+	eh->n_orphans = eh->cap_orphans = 0;
 }
 
 bool

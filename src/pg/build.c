@@ -35,8 +35,8 @@ build_begin(IsoBuild *build)
  * unsorted, and sorts it only if it must (primed_scc_cache in check_sql.c,
  * iso_build_add_realtime, iso_build_sort).
  */
-static void
-build_infer(IsoBuild *build, bool sorted)
+static bool
+build_infer_or_fail(IsoBuild *build, bool sorted, bool report)
 {
 	IsoInferOptions options;
 	IsoParseError err;
@@ -53,6 +53,8 @@ build_infer(IsoBuild *build, bool sorted)
 	ok = iso_infer(&build->history, build->has_log ? &build->log : NULL,
 				   &options, &build->inf, &err);
 	MemoryContextSwitchTo(old);
+	if (!ok && !report)
+		return false;
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
@@ -65,6 +67,13 @@ build_infer(IsoBuild *build, bool sorted)
 	if (build->inf.realtime.n_timed == 0)
 		build->time_source = ISO_TIME_NONE;
 	iso_check_memory(build->cxt);
+	return true;
+}
+
+static void
+build_infer(IsoBuild *build, bool sorted)
+{
+	(void) build_infer_or_fail(build, sorted, true);
 }
 
 /*
@@ -184,14 +193,30 @@ iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_t
 	build_infer(build, false);
 }
 
-/* The same from an EDN file on the server, read in blocks (edn_file.c). */
+/*
+ * The same from an EDN file on the server, read in blocks (edn_file.c),
+ * maybe in two parts at once (edn_split.c).  A value written in both parts
+ * is found only by the check: then the file is read again in one part,
+ * whose parse names it.
+ */
 void
 iso_build_open_edn_file(IsoBuild *build, const char *path, IsoWorkload expected)
 {
+	bool		split;
+
 	memset(build, 0, sizeof(*build));
 	build_begin(build);
 	build->history = *iso_history_from_edn_file(path, expected, build->cxt,
-												&build->time_source);
+												&build->time_source, &split);
+	build->workload = build->history.workload;
+	if (build_infer_or_fail(build, false, !split))
+		return;
+	elog(DEBUG1, "isograph: history file read again in one part: a value is written in both parts");
+	iso_build_close(build);
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	build->history = *iso_history_from_edn_file(path, expected, build->cxt,
+												&build->time_source, NULL);
 	build->workload = build->history.workload;
 	build_infer(build, false);
 }

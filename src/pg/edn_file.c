@@ -79,11 +79,12 @@ read_block(const EdnBlockSource *src, EdnFileBuffer *b)
 	return n > 0;
 }
 
-/* An EdnBlockSource's read: the file's next bytes. */
+/* An EdnBlockSource's read: the file's next bytes, up to left of them. */
 typedef struct EdnFile
 {
 	int			fd;
 	const char *path;
+	off_t		left;
 } EdnFile;
 
 static size_t
@@ -92,6 +93,10 @@ read_file_block(void *arg, char *buf, size_t max)
 	EdnFile    *f = arg;
 	ssize_t		n;
 
+	if ((off_t) max > f->left)
+		max = (size_t) f->left;
+	if (max == 0)
+		return 0;
 	pgstat_report_wait_start(WAIT_EVENT_COPY_FILE_READ);
 	n = read(f->fd, buf, max);
 	pgstat_report_wait_end();
@@ -99,15 +104,17 @@ read_file_block(void *arg, char *buf, size_t max)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not read file \"%s\": %m", f->path)));
+	f->left -= n;
 	return (size_t) n;
 }
 
 /*
  * Give the stream the whole lines read so far (checked to be in the
- * database encoding, as a text value would be) and keep what it did not use.
+ * database encoding, as a text value would be) and keep what it did not
+ * use.  An error of the EDN is raised, or only returned (false) if quiet.
  */
-static void
-feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
+static bool
+feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err, bool quiet)
 {
 	size_t		end;
 	size_t		used;
@@ -115,14 +122,74 @@ feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err)
 	for (end = b->len; end > b->fed && b->data[end - 1] != '\n'; end--)
 		;
 	if (end == b->fed)
-		return;
+		return true;
 	pg_verifymbstr(b->data + b->fed, (int) (end - b->fed), false);
 	b->fed = end;
 	if (!edn_stream_text(stream, b->data, b->fed, &used))
+	{
+		if (quiet)
+			return false;
 		iso_report_edn_error(err, b->data, b->len);
+	}
 	memmove(b->data, b->data + used, b->len - used);
 	b->len -= used;
 	b->fed -= used;
+	return true;
+}
+
+/*
+ * Read src into stream to its end, then finish the stream (or, with a
+ * split, stop it: see EdnReadSplit).  *saw_text: whether the source holds
+ * more than white space.  An error of the source is raised; one of the EDN
+ * too, unless split->quiet (then false).
+ */
+static bool
+read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
+			bool *saw_text, EdnReadSplit *split)
+{
+	EdnFileBuffer b;
+	size_t		i;
+	bool		quiet = split != NULL && split->quiet;
+	bool		ok = true;
+
+	*saw_text = false;
+	b.cap = EDN_FILE_BLOCK;
+	b.data = palloc(b.cap);
+	b.len = b.fed = 0;
+	while (ok && read_block(src, &b))
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (i = 0; !*saw_text && i < b.len; i++)
+			*saw_text = !isspace((unsigned char) b.data[i]);
+		ok = feed_lines(stream, &b, err, quiet);
+	}
+
+	if (ok && split != NULL && split->stop)
+	{
+		/* the part ends at a record boundary: nothing may be left over */
+		ok = b.len == 0 && edn_stream_stop(stream, &split->pending, &split->n_pending);
+		pfree(b.data);
+		return ok;
+	}
+	/* the last line, if it has no newline, and what a record left unused */
+	if (ok)
+	{
+		pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
+		if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
+		{
+			if (!quiet)
+				iso_report_edn_error(err, b.data, b.len);
+			ok = false;
+		}
+	}
+	if (ok && !edn_stream_finish(stream))
+	{
+		if (!quiet)
+			iso_report_parse_error(err, "EDN");
+		ok = false;
+	}
+	pfree(b.data);
+	return ok;
 }
 
 /*
@@ -134,40 +201,13 @@ void
 iso_edn_read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
 					bool *saw_text)
 {
-	EdnFileBuffer b;
-	size_t		i;
-
-	*saw_text = false;
-	b.cap = EDN_FILE_BLOCK;
-	b.data = palloc(b.cap);
-	b.len = b.fed = 0;
-	while (read_block(src, &b))
-	{
-		CHECK_FOR_INTERRUPTS();
-		for (i = 0; !*saw_text && i < b.len; i++)
-			*saw_text = !isspace((unsigned char) b.data[i]);
-		feed_lines(stream, &b, err);
-	}
-
-	/* the last line, if it has no newline, and what a record left unused */
-	pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
-	if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
-		iso_report_edn_error(err, b.data, b.len);
-	if (!edn_stream_finish(stream))
-		iso_report_parse_error(err, "EDN");
-	pfree(b.data);
+	(void) read_blocks(src, stream, err, saw_text, NULL);
 }
 
-/*
- * Read the file at path into stream, to its end (edn_stream_finish
- * included); an error of the file or of its EDN is raised here.  *saw_text:
- * whether the file holds more than white space.
- */
-void
-iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool *saw_text)
+/* Open a history file on the server (who may, and what, see below). */
+static int
+open_edn_file(const char *path)
 {
-	EdnBlockSource src;
-	EdnFile		f;
 	struct stat st;
 	int			fd;
 
@@ -198,13 +238,51 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a regular file", path),
 				 errhint("Copy the history into a file first.")));
+	return fd;
+}
 
+/* Read bytes [from, to) of the file at path into stream (to < 0: to its end). */
+static bool
+read_file_range(const char *path, off_t from, off_t to, EdnStream *stream,
+				IsoParseError *err, bool *saw_text, EdnReadSplit *split)
+{
+	EdnBlockSource src;
+	EdnFile		f;
+	int			fd = open_edn_file(path);
+	bool		ok;
+
+	if (from > 0 && lseek(fd, from, SEEK_SET) != from)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in file \"%s\": %m", path)));
 	f.fd = fd;
 	f.path = path;
+	f.left = to < 0 ? PG_INT64_MAX : to - from;
 	src.read = read_file_block;
 	src.arg = &f;
 	src.name = path;
 	src.max_line = EDN_FILE_MAX_LINE;
-	iso_edn_read_blocks(&src, stream, err, saw_text);
+	ok = read_blocks(&src, stream, err, saw_text, split);
 	CloseTransientFile(fd);
+	return ok;
+}
+
+/*
+ * Read the file at path into stream, to its end (edn_stream_finish
+ * included); an error of the file or of its EDN is raised here.  *saw_text:
+ * whether the file holds more than white space.
+ */
+void
+iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool *saw_text)
+{
+	(void) read_file_range(path, 0, -1, stream, err, saw_text, NULL);
+}
+
+bool
+iso_edn_read_file_part(const char *path, off_t from, off_t to, EdnStream *stream,
+					   IsoParseError *err, EdnReadSplit *split)
+{
+	bool		saw_text;
+
+	return read_file_range(path, from, to, stream, err, &saw_text, split);
 }

@@ -568,8 +568,8 @@ run_reader(Reader *rd, const char *text, size_t len,
 }
 
 /* Whether this backend may start a worker now (see the top). */
-static bool
-worker_possible(void)
+bool
+iso_edn_worker_possible(void)
 {
 	return max_parallel_workers_per_gather > 0 && !IsInParallelMode() &&
 		!IsolationIsSerializable() && ActiveSnapshotSet();
@@ -583,7 +583,7 @@ iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 	Reader		rd;
 	struct stat st;
 
-	if (!worker_possible())
+	if (!iso_edn_worker_possible())
 		return false;
 	/* refused before anything is looked at (the worker checks again) */
 	iso_check_read_server_files();
@@ -604,7 +604,7 @@ iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
 	Reader		rd;
 	bool		saw_text;
 
-	if (!worker_possible() || len < EDN_PARALLEL_MIN_BYTES)
+	if (!iso_edn_worker_possible() || len < EDN_PARALLEL_MIN_BYTES)
 		return false;
 	if (!launch_reader(&rd, "", true, expected))
 		return false;

@@ -231,6 +231,25 @@ extern void iso_edn_read_blocks(const EdnBlockSource *src, EdnStream *stream,
 /* The same from a file on the server, read in blocks (edn_file.c, load.c). */
 extern void iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err,
 							  bool *saw_text);
+
+/*
+ * A part of a file for a split parse (edn_split.c): bytes [from, to) (to <
+ * 0: to the end).  quiet: an error of the EDN only makes the read return
+ * false (one parse of the whole file will raise it); errors of the file are
+ * raised.  stop: the part must end at a record boundary, where the stream
+ * is stopped (edn_stream_stop, its pending invocations put in pending),
+ * not finished; false if it does not end so.
+ */
+typedef struct EdnReadSplit
+{
+	bool		quiet;
+	bool		stop;
+	EdnPending *pending;
+	int32		n_pending;
+} EdnReadSplit;
+extern bool iso_edn_read_file_part(const char *path, off_t from, off_t to,
+								   EdnStream *stream, IsoParseError *err,
+								   EdnReadSplit *split);
 extern void iso_check_read_server_files(void);
 /*
  * The same read by a parallel worker while callback(txn, arg) runs in the
@@ -239,12 +258,26 @@ extern void iso_check_read_server_files(void);
 extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 									   EdnTxnCallback callback, void *arg,
 									   EdnStats *stats, bool *saw_text);
+/* Whether this backend may start a parallel worker now (edn_parallel.c). */
+extern bool iso_edn_worker_possible(void);
 /* The same for an EDN text of the backend, sent to the worker in blocks. */
 extern bool iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
 									   EdnTxnCallback callback, void *arg,
 									   EdnStats *stats);
 extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
 													 MemoryContext cxt,
-													 IsoTimeSource *time_source);
+													 IsoTimeSource *time_source,
+													 bool *split);
+
+/*
+ * An EDN file parsed in two parts at once, by the backend and a parallel
+ * worker, into head (edn_split.c); false, with head to be thrown away, when
+ * it cannot be (the caller parses the file whole).
+ */
+struct IsoEdnHistory;
+extern bool iso_edn_read_file_split(const char *path, IsoWorkload expected,
+									EdnTxnCallback callback, void *arg,
+									struct IsoEdnHistory *head, MemoryContext head_cxt,
+									EdnStats *stats);
 
 #endif							/* ISOGRAPH_H */

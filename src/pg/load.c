@@ -374,6 +374,21 @@ memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workloa
 }
 
 /*
+ * A history of two parts in txn_id order; false if a transaction id is in
+ * both (one parse of the file names it).
+ */
+static bool
+split_in_order(EdnHistory *eh, const EdnStats *stats)
+{
+	MemoryContext old = MemoryContextSwitchTo(eh->cxt);
+	int64		dup;
+	bool		ok = iso_edn_history_finish(&eh->eh, stats->workload, &dup);
+
+	MemoryContextSwitchTo(old);
+	return ok;
+}
+
+/*
  * Parse an EDN history straight into memory (a child context of cxt), for
  * a check that stores nothing.  Errors as iso_load_jepsen's.
  */
@@ -398,7 +413,7 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
  */
 IsoHistory *
 iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext cxt,
-						  IsoTimeSource *time_source)
+						  IsoTimeSource *time_source, bool *split)
 {
 	EdnHistory *eh = edn_history_begin(cxt);
 	EdnStats	stats;
@@ -406,6 +421,21 @@ iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext 
 	EdnStream  *stream;
 	bool		saw_text;
 
+	/* in two parts at once, if it can be (edn_split.c) */
+	if (split != NULL)
+	{
+		bool		split_tried = iso_edn_read_file_split(path, expected, memory_txn_callback, eh,
+														  &eh->eh, eh->cxt, &stats);
+
+		*split = split_tried && split_in_order(eh, &stats);
+		if (*split)
+			return memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
+										 time_source);
+		MemoryContextDelete(eh->cxt);
+		eh = edn_history_begin(cxt);
+		if (split_tried)
+			elog(DEBUG1, "isograph: history file read again in one part: a transaction id is in both parts");
+	}
 	stream = edn_stream_begin(expected, memory_txn_callback, eh, &stats, &err);
 	iso_edn_read_file(path, stream, &err, &saw_text);
 	edn_stream_free(stream);

@@ -1,0 +1,451 @@
+/*
+ * edn_split.c
+ *	  A history file checked in memory (iso_levels_jepsen_file) parsed in
+ *	  two parts at once: the backend the first half, a parallel worker the
+ *	  second, each into a history of its own; the two are then joined.
+ *
+ * Reading a history file is most of an in-memory check: at 1M list-append
+ * transactions, 2.05 s of parse and history of 3.1 s, and the parse has no
+ * part that a second core could take over (docs/performance.md).  So the
+ * file is cut in two at a record boundary near its middle, and each part
+ * is parsed as a file of its own, by one core each.
+ *
+ * One parse of the whole file is the reference, and a split must give the
+ * same history, id for id.  What crosses the cut:
+ *
+ * - Invocations still waiting at the cut: each must be completed by the
+ *   first record of its process after the cut (with a :value of its own),
+ *   which then gets the invocation's time (iso_edn_history_join).
+ * - What one parse decides from the start (the workload, whether times are
+ *   :time values or record positions) and transaction ids that are record
+ *   positions: the join refuses what the parts cannot give alike.
+ * - Duplicates across the cut (a value written in both parts, a
+ *   transaction id in both): neither part sees them; the check does
+ *   (iso_infer, the txn_id order), and the caller then parses the whole
+ *   file, whose parse names them as always (build.c).
+ *
+ * Anything else makes the split give up, and the caller parses the whole
+ * file, so that errors, their messages and their positions are those of
+ * one parse.  The worker's part is read quietly (an error of the EDN there
+ * is only a reason to give up); the backend's part raises its errors, as
+ * one parse would at the same bytes.  Where the cut is no record boundary
+ * after all (a "\n{" inside a string), the backend's part does not end
+ * between records and the split gives up.
+ *
+ * The worker's history comes back whole through a shared memory queue, in
+ * messages of up to MESSAGE_BYTES: a header (its stats, counts and order),
+ * the texts of its keys and values, its transactions, micro-ops, list
+ * elements and orphans (the completions that may finish the backend's
+ * pending invocations).  Worker and backend run the same binary, so the
+ * arrays travel as they are.
+ *
+ * A worker is used for files of SPLIT_MIN_BYTES or more, when one may start
+ * (iso_edn_worker_possible: max_parallel_workers_per_gather above 0, a
+ * worker free, not in a serializable transaction).
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "utils/memutils.h"
+
+#include "history_edn.h"
+#include "isograph.h"
+
+PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
+
+#define KEY_SHARED		UINT64CONST(0x150E0F11E0000011)
+#define KEY_QUEUE		UINT64CONST(0x150E0F11E0000012)
+
+/* The smallest file split: below it, a worker's start is not worth it. */
+#define SPLIT_MIN_BYTES		((off_t) 16 * 1024 * 1024)
+/* How far after the middle a record boundary is looked for. */
+#define CUT_WINDOW			((size_t) 1024 * 1024)
+#define QUEUE_BYTES			((Size) 8 * 1024 * 1024)
+#define MESSAGE_BYTES		((Size) 1024 * 1024)
+
+typedef struct SplitShared
+{
+	IsoWorkload expected;
+	off_t		cut;
+	char		path[FLEXIBLE_ARRAY_MEMBER];
+} SplitShared;
+
+/* What the worker's history is: the first message. */
+typedef struct TailHeader
+{
+	bool		parsed;			/* false: the worker's part did not parse */
+	EdnStats	stats;
+	uint32		n_txns;
+	uint32		n_ops;
+	uint64		n_elems;
+	uint32		n_keys;
+	uint32		n_values;
+	uint64		key_bytes;
+	uint64		value_bytes;
+	int32		n_orphans;
+	bool		in_order;
+	int64		last_txn_id;
+} TailHeader;
+
+/* ---------------------------------------------------------------------
+ * The worker: parse the second part, send its history
+ * --------------------------------------------------------------------- */
+
+typedef struct Sender
+{
+	shm_mq_handle *mqh;
+	StringInfoData msg;
+} Sender;
+
+static void
+send_message(Sender *s)
+{
+	if (s->msg.len == 0)
+		return;
+	if (shm_mq_send(s->mqh, s->msg.len, s->msg.data, false, true) != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("the backend stopped reading the history's second part")));
+	resetStringInfo(&s->msg);
+}
+
+/* n bytes into the stream of messages. */
+static void
+send_bytes(Sender *s, const void *data, Size n)
+{
+	const char *p = data;
+
+	while (n > 0)
+	{
+		Size		room = MESSAGE_BYTES - (Size) s->msg.len;
+		Size		k = Min(room, n);
+
+		appendBinaryStringInfo(&s->msg, p, (int) k);
+		p += k;
+		n -= k;
+		if ((Size) s->msg.len == MESSAGE_BYTES)
+			send_message(s);
+	}
+}
+
+static void
+send_strtab(Sender *s, const IsoStrTab *tab)
+{
+	send_bytes(s, tab->offsets, sizeof(uint64) * ((Size) tab->n + 1));
+	send_bytes(s, tab->arena, (Size) tab->offsets[tab->n]);
+}
+
+void
+iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
+{
+	SplitShared *shared = shm_toc_lookup(toc, KEY_SHARED, false);
+	shm_mq	   *mq = shm_toc_lookup(toc, KEY_QUEUE, false);
+	Sender		s;
+	TailHeader	hd;
+	IsoEdnHistory tail;
+	IsoParseError err;
+	EdnStream  *stream;
+	EdnReadSplit quiet = {true, false, NULL, 0};
+	IsoHistory *h = &tail.h;
+
+	shm_mq_set_sender(mq, MyProc);
+	s.mqh = shm_mq_attach(mq, seg, NULL);
+	initStringInfo(&s.msg);
+
+	memset(&hd, 0, sizeof(hd));
+	iso_edn_history_begin(&tail);
+	tail.keep_orphans = true;
+	stream = edn_stream_begin(shared->expected, iso_edn_history_add, &tail, &hd.stats, &err);
+	hd.parsed = iso_edn_read_file_part(shared->path, shared->cut, -1, stream, &err, &quiet);
+	edn_stream_free(stream);
+	iso_history_end_input(h);
+	/* an EDN history numbers each transaction's ops 0, 1, ...: no positions kept */
+	if (h->op_pos != NULL)
+		hd.parsed = false;
+	if (hd.parsed)
+	{
+		hd.n_txns = h->n_txns;
+		hd.n_ops = h->n_ops;
+		hd.n_elems = h->n_elems;
+		hd.n_keys = h->keys.n;
+		hd.n_values = h->values.n;
+		hd.key_bytes = h->keys.n > 0 ? h->keys.offsets[h->keys.n] : 0;
+		hd.value_bytes = h->values.n > 0 ? h->values.offsets[h->values.n] : 0;
+		hd.n_orphans = tail.n_orphans;
+		hd.in_order = tail.in_order;
+		hd.last_txn_id = tail.last_txn_id;
+	}
+	send_bytes(&s, &hd, sizeof(hd));
+	if (hd.parsed)
+	{
+		if (h->keys.n > 0)
+			send_strtab(&s, &h->keys);
+		if (h->values.n > 0)
+			send_strtab(&s, &h->values);
+		send_bytes(&s, h->txns, sizeof(IsoTxn) * (Size) h->n_txns);
+		send_bytes(&s, h->ops, sizeof(IsoOp) * (Size) h->n_ops);
+		send_bytes(&s, h->elems, sizeof(uint32) * (Size) h->n_elems);
+		send_bytes(&s, tail.orphans, sizeof(IsoEdnOrphan) * (Size) tail.n_orphans);
+	}
+	send_message(&s);
+	shm_mq_detach(s.mqh);
+}
+
+/* ---------------------------------------------------------------------
+ * The backend: choose the cut, parse the first part, take the second
+ * --------------------------------------------------------------------- */
+
+/*
+ * A record boundary near the middle of the file (a newline followed by
+ * '{' or '#', as Jepsen writes one record a line), or -1.  The backend's
+ * parse proves it one (edn_stream_stop).
+ */
+static off_t
+choose_cut(const char *path, off_t size)
+{
+	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	char	   *buf;
+	ssize_t		n;
+	off_t		mid = size / 2;
+	off_t		cut = -1;
+	ssize_t		i;
+
+	if (fd < 0)
+		return -1;
+	buf = palloc(CUT_WINDOW);
+	n = pg_pread(fd, buf, CUT_WINDOW, mid);
+	for (i = 0; i + 1 < n; i++)
+		if (buf[i] == '\n' && (buf[i + 1] == '{' || buf[i + 1] == '#'))
+		{
+			cut = mid + i + 1;
+			break;
+		}
+	pfree(buf);
+	CloseTransientFile(fd);
+	return cut;
+}
+
+/* The worker's messages read as one stream of bytes. */
+typedef struct Receiver
+{
+	shm_mq_handle *mqh;
+	ParallelContext *pcxt;
+	const char *p;
+	const char *end;
+} Receiver;
+
+static void
+get_bytes(Receiver *r, void *out, Size n)
+{
+	char	   *w = out;
+
+	while (n > 0)
+	{
+		Size		k;
+
+		if (r->p == r->end)
+		{
+			Size		nbytes;
+			void	   *data;
+
+			if (shm_mq_receive(r->mqh, &nbytes, &data, false) != SHM_MQ_SUCCESS)
+			{
+				/* the worker stopped: its error is raised here */
+				WaitForParallelWorkersToFinish(r->pcxt);
+				elog(ERROR, "isograph: the parallel worker parsing a history's second part stopped without an error");
+			}
+			r->p = data;
+			r->end = r->p + nbytes;
+			CHECK_FOR_INTERRUPTS();
+		}
+		k = Min(n, (Size) (r->end - r->p));
+		memcpy(w, r->p, k);
+		w += k;
+		r->p += k;
+		n -= k;
+	}
+}
+
+static void *
+get_array(Receiver *r, Size elem, uint64 n)
+{
+	void	   *a = palloc_extended(Max(elem * n, 1), MCXT_ALLOC_HUGE);
+
+	get_bytes(r, a, elem * n);
+	return a;
+}
+
+/* A string table of n texts sent by send_strtab, interned in their order. */
+static void
+get_strtab(Receiver *r, IsoStrTab *tab, uint32 n, uint64 bytes)
+{
+	uint64	   *offsets;
+	char	   *arena;
+	uint32		i;
+
+	iso_strtab_init(tab, Max(n, 1));
+	if (n == 0)
+		return;
+	offsets = get_array(r, sizeof(uint64), (uint64) n + 1);
+	arena = get_array(r, 1, bytes);
+	if (offsets[n] != bytes)
+		elog(ERROR, "isograph: a malformed message from the parallel worker parsing a history");
+	for (i = 0; i < n; i++)
+		if (iso_strtab_intern(tab, arena + offsets[i], (int32) (offsets[i + 1] - offsets[i])) != i)
+			elog(ERROR, "isograph: a malformed message from the parallel worker parsing a history");
+	pfree(offsets);
+	pfree(arena);
+}
+
+/* The worker's history, as it sent it; false if its part did not parse. */
+static bool
+receive_tail(Receiver *r, IsoEdnHistory *tail, EdnStats *stats)
+{
+	TailHeader	hd;
+	IsoHistory *h = &tail->h;
+
+	get_bytes(r, &hd, sizeof(hd));
+	if (!hd.parsed)
+		return false;
+	*stats = hd.stats;
+	iso_edn_history_begin(tail);
+	get_strtab(r, &h->keys, hd.n_keys, hd.key_bytes);
+	get_strtab(r, &h->values, hd.n_values, hd.value_bytes);
+	h->txns = get_array(r, sizeof(IsoTxn), hd.n_txns);
+	h->n_txns = h->cap_txns = hd.n_txns;
+	h->ops = get_array(r, sizeof(IsoOp), hd.n_ops);
+	h->n_ops = h->cap_ops = hd.n_ops;
+	h->elems = get_array(r, sizeof(uint32), hd.n_elems);
+	h->n_elems = h->cap_elems = hd.n_elems;
+	tail->orphans = get_array(r, sizeof(IsoEdnOrphan), (uint64) hd.n_orphans);
+	tail->n_orphans = tail->cap_orphans = hd.n_orphans;
+	tail->in_order = hd.in_order;
+	tail->last_txn_id = hd.last_txn_id;
+	return true;
+}
+
+static ParallelContext *
+launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle **mqh)
+{
+	ParallelContext *pcxt;
+	SplitShared *shared;
+	Size		shared_size = add_size(offsetof(SplitShared, path), strlen(path) + 1);
+	shm_mq	   *mq;
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("isograph", "iso_edn_split_worker", 1);
+	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
+	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return NULL;
+	}
+	shared = shm_toc_allocate(pcxt->toc, shared_size);
+	shared->expected = expected;
+	shared->cut = cut;
+	strcpy(shared->path, path);
+	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
+	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
+	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
+	shm_mq_set_receiver(mq, MyProc);
+	LaunchParallelWorkers(pcxt);
+	if (pcxt->nworkers_launched == 0)
+	{
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return NULL;
+	}
+	*mqh = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
+	return pcxt;
+}
+
+static void
+end_worker(ParallelContext *pcxt)
+{
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+}
+
+bool
+iso_edn_read_file_split(const char *path, IsoWorkload expected,
+						EdnTxnCallback callback, void *arg,
+						IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *stats)
+{
+	struct stat st;
+	off_t		cut;
+	ParallelContext *pcxt;
+	Receiver	r;
+	EdnStream  *stream;
+	IsoParseError err;
+	EdnReadSplit stop = {false, true, NULL, 0};
+	IsoEdnHistory tail;
+	EdnStats	tail_stats;
+	MemoryContext tail_cxt;
+	MemoryContext old;
+	bool		joined;
+
+	if (!iso_edn_worker_possible())
+		return false;
+	iso_check_read_server_files();
+	/* a small file, or one that cannot be read: one parse (and its errors) */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SPLIT_MIN_BYTES)
+		return false;
+	cut = choose_cut(path, st.st_size);
+	if (cut < 0)
+		return false;
+	pcxt = launch_worker(path, cut, expected, &r.mqh);
+	if (pcxt == NULL)
+		return false;
+	r.pcxt = pcxt;
+	r.p = r.end = NULL;
+
+	/* the first part, meanwhile: its errors are one parse's */
+	stream = edn_stream_begin(expected, callback, arg, stats, &err);
+	if (!iso_edn_read_file_part(path, 0, cut, stream, &err, &stop))
+	{
+		edn_stream_free(stream);
+		end_worker(pcxt);
+		elog(DEBUG1, "isograph: history file read again in one part: no record boundary at byte %lld",
+			 (long long) cut);
+		return false;
+	}
+	edn_stream_free(stream);
+
+	tail_cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph EDN second part",
+									 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tail_cxt);
+	memset(&tail, 0, sizeof(tail));
+	joined = receive_tail(&r, &tail, &tail_stats);
+	MemoryContextSwitchTo(old);
+	end_worker(pcxt);
+	if (joined)
+	{
+		old = MemoryContextSwitchTo(head_cxt);
+		joined = iso_edn_history_join(head, stats, stop.pending, stop.n_pending,
+									  &tail, &tail_stats);
+		MemoryContextSwitchTo(old);
+	}
+	MemoryContextDelete(tail_cxt);
+	if (stop.pending)
+		pfree(stop.pending);
+	if (joined)
+		elog(DEBUG1, "isograph: history file parsed in two parts, cut at byte %lld",
+			 (long long) cut);
+	else
+		elog(DEBUG1, "isograph: history file read again in one part: its parts do not join");
+	return joined;
+}

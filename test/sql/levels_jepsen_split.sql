@@ -1,0 +1,112 @@
+-- iso_levels_jepsen_file of a file of 16 MB or more: the backend parses
+-- its first half while a parallel worker parses the second, and the two
+-- histories are joined (src/pg/edn_split.c).  The outcome (every row, or
+-- the error) must be that of one parse, which runs with no parallel worker
+-- allowed; a DEBUG message says which way the file was read.  Cases: a
+-- concurrent history whose invocations wait across the cut, with a G1c
+-- cycle in the second half; a value written in both halves and a
+-- transaction id in both (errors only one parse names); an invocation
+-- that nothing after the cut completes (the parts cannot join).
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+SELECT current_setting('data_directory') || '/isograph_regress_split.edn' AS path \gset
+
+CREATE FUNCTION pg_temp.put_file(path text, content bytea) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	o oid := lo_from_bytea(0, content);
+BEGIN
+	PERFORM lo_export(o, path);
+	PERFORM lo_unlink(o);
+END $$;
+
+-- The outcome of a check of the file: its rows in a fixed order, or its error.
+CREATE FUNCTION pg_temp.outcome(path text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	SELECT string_agg(format('%s %s %s %s %s %s', level, holds, violations, strongest, note, method),
+	                  E'\n' ORDER BY level)
+	  INTO r FROM iso_levels_jepsen_file(path);
+	RETURN r;
+EXCEPTION WHEN OTHERS THEN
+	RETURN format('ERROR %s: %s', SQLSTATE, SQLERRM);
+END $$;
+-- The same read by the backend alone.
+CREATE FUNCTION pg_temp.outcome_whole(path text) RETURNS text
+LANGUAGE sql SET max_parallel_workers_per_gather = 0
+AS $$ SELECT pg_temp.outcome(path) $$;
+
+-- Two processes, each invocation completed after the other process's
+-- invocation: at any cut an invocation waits for the other half.  Process
+-- 0 appends to key 2i and reads key 2i - 1, process 1 the other way round
+-- (each read sees the one append before it).  About 18 MB.
+CREATE TEMP TABLE groups AS
+SELECT i, format(E'{:type :invoke, :f :txn, :value [[:append %s 1] [:r %s nil]], :time %s, :process 0, :index %s}\n'
+                 '{:type :invoke, :f :txn, :value [[:append %s 1] [:r %s nil]], :time %s, :process 1, :index %s}\n'
+                 '{:type :ok, :f :txn, :value [[:append %s 1] [:r %s %s]], :time %s, :process 0, :index %s}\n'
+                 '{:type :ok, :f :txn, :value [[:append %s 1] [:r %s %s]], :time %s, :process 1, :index %s}\n',
+                 2 * i, 2 * i - 1, 40 * i, 4 * i,
+                 2 * i + 1, 2 * i - 2, 40 * i + 10, 4 * i + 1,
+                 2 * i, 2 * i - 1, CASE WHEN i > 0 THEN '[1]' ELSE '[]' END, 40 * i + 20, 4 * i + 2,
+                 2 * i + 1, 2 * i - 2, CASE WHEN i > 0 THEN '[1]' ELSE '[]' END, 40 * i + 30, 4 * i + 3) AS edn
+  FROM generate_series(0, 39999) i;
+-- G1c in the second half: two transactions that read each other's appends
+CREATE TEMP TABLE history AS
+SELECT string_agg(edn, '' ORDER BY i)
+       || E'{:type :invoke, :f :txn, :value [[:append -1 1] [:r -2 nil]], :time 2000000, :process 5, :index 200000}\n'
+          '{:type :invoke, :f :txn, :value [[:append -2 1] [:r -1 nil]], :time 2000001, :process 6, :index 200001}\n'
+          '{:type :ok, :f :txn, :value [[:append -1 1] [:r -2 [1]]], :time 2000002, :process 5, :index 200002}\n'
+          '{:type :ok, :f :txn, :value [[:append -2 1] [:r -1 [1]]], :time 2000003, :process 6, :index 200003}\n' AS edn
+  FROM groups;
+SELECT octet_length(edn) >= 16 * 1024 * 1024 AS over_16_mb FROM history;
+
+SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8')) FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same;
+SELECT :'split' AS outcome;
+-- a role that may read server files (not a superuser): the worker reads
+-- as that role
+CREATE ROLE regress_iso_split_reader IN ROLE pg_read_server_files;
+SET ROLE regress_iso_split_reader;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') = :'split' AS same_for_the_role;
+SET client_min_messages = warning;
+RESET ROLE;
+DROP ROLE regress_iso_split_reader;
+
+-- A value appended in both halves (key 0 gets 1 again at the end): neither
+-- part sees it, the check does, and the file is read again in one part,
+-- whose parse names the value.
+SELECT pg_temp.put_file(:'path', convert_to(edn || E'{:type :ok, :f :txn, :value [[:append 0 1]], :time 3000000, :process 9, :index 300000}\n', 'UTF8'))
+  FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same;
+SELECT :'split' AS outcome;
+
+-- A transaction id in both halves (a completion's :index is its
+-- transaction's id: index 2 again at the end).
+SELECT pg_temp.put_file(:'path', convert_to(edn || E'{:type :ok, :f :txn, :value [[:append 7 7]], :time 3000000, :process 9, :index 2}\n', 'UTF8'))
+  FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same;
+SELECT :'split' AS outcome;
+
+-- An invocation of process 8 at the start that nothing completes: waiting
+-- at the cut, it is an :info transaction at the end of one parse, which
+-- the second part cannot give; the file is read again in one part.
+SELECT pg_temp.put_file(:'path', convert_to(E'{:type :invoke, :f :txn, :value [[:append 8 8]], :time 0, :process 8, :index -1}\n' || edn, 'UTF8'))
+  FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same;
+
+SELECT pg_temp.put_file(:'path', ''::bytea);
