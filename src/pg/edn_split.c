@@ -59,6 +59,7 @@
 #include "utils/memutils.h"
 
 #include "history_edn.h"
+#include "host.h"
 #include "isograph.h"
 
 PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
@@ -157,11 +158,17 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 	EdnStream  *stream;
 	EdnReadSplit quiet = {true, false, NULL, 0};
 	IsoHistory *h = &tail.h;
+	MemoryContext cxt;
 
 	shm_mq_set_sender(mq, MyProc);
 	s.mqh = shm_mq_attach(mq, seg, NULL);
 	initStringInfo(&s.msg);
 
+	/* the second part's history is bounded as the backend's build is */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph EDN second part",
+								ALLOCSET_DEFAULT_SIZES);
+	iso_memory_limit_context(cxt);
+	MemoryContextSwitchTo(cxt);
 	memset(&hd, 0, sizeof(hd));
 	iso_edn_history_begin(&tail);
 	tail.keep_orphans = true;

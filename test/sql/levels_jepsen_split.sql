@@ -42,24 +42,25 @@ AS $$ SELECT pg_temp.outcome(path) $$;
 -- invocation: at any cut an invocation waits for the other half.  Process
 -- 0 appends to key 2i and reads key 2i - 1, process 1 the other way round
 -- (each read sees the one append before it).  About 18 MB.
-CREATE TEMP TABLE groups AS
-SELECT i, format(E'{:type :invoke, :f :txn, :value [[:append %s 1] [:r %s nil]], :time %s, :process 0, :index %s}\n'
+CREATE FUNCTION pg_temp.groups(n int) RETURNS text
+LANGUAGE sql AS $$
+SELECT string_agg(format(E'{:type :invoke, :f :txn, :value [[:append %s 1] [:r %s nil]], :time %s, :process 0, :index %s}\n'
                  '{:type :invoke, :f :txn, :value [[:append %s 1] [:r %s nil]], :time %s, :process 1, :index %s}\n'
                  '{:type :ok, :f :txn, :value [[:append %s 1] [:r %s %s]], :time %s, :process 0, :index %s}\n'
                  '{:type :ok, :f :txn, :value [[:append %s 1] [:r %s %s]], :time %s, :process 1, :index %s}\n',
                  2 * i, 2 * i - 1, 40 * i, 4 * i,
                  2 * i + 1, 2 * i - 2, 40 * i + 10, 4 * i + 1,
                  2 * i, 2 * i - 1, CASE WHEN i > 0 THEN '[1]' ELSE '[]' END, 40 * i + 20, 4 * i + 2,
-                 2 * i + 1, 2 * i - 2, CASE WHEN i > 0 THEN '[1]' ELSE '[]' END, 40 * i + 30, 4 * i + 3) AS edn
-  FROM generate_series(0, 39999) i;
+                 2 * i + 1, 2 * i - 2, CASE WHEN i > 0 THEN '[1]' ELSE '[]' END, 40 * i + 30, 4 * i + 3), '' ORDER BY i)
+  FROM generate_series(0, n - 1) i
+$$;
 -- G1c in the second half: two transactions that read each other's appends
 CREATE TEMP TABLE history AS
-SELECT string_agg(edn, '' ORDER BY i)
+SELECT pg_temp.groups(40000)
        || E'{:type :invoke, :f :txn, :value [[:append -1 1] [:r -2 nil]], :time 2000000, :process 5, :index 200000}\n'
           '{:type :invoke, :f :txn, :value [[:append -2 1] [:r -1 nil]], :time 2000001, :process 6, :index 200001}\n'
           '{:type :ok, :f :txn, :value [[:append -1 1] [:r -2 [1]]], :time 2000002, :process 5, :index 200002}\n'
-          '{:type :ok, :f :txn, :value [[:append -2 1] [:r -1 [1]]], :time 2000003, :process 6, :index 200003}\n' AS edn
-  FROM groups;
+          '{:type :ok, :f :txn, :value [[:append -2 1] [:r -1 [1]]], :time 2000003, :process 6, :index 200003}\n' AS edn;
 SELECT octet_length(edn) >= 16 * 1024 * 1024 AS over_16_mb FROM history;
 
 SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8')) FROM history;
@@ -77,6 +78,26 @@ SELECT pg_temp.outcome(:'path') = :'split' AS same_for_the_role;
 SET client_min_messages = warning;
 RESET ROLE;
 DROP ROLE regress_iso_split_reader;
+
+-- isograph.max_memory bounds the worker's part as it bounds the backend's
+-- build: a file whose first half is only nemesis records (skipped), so
+-- that the worker's part runs out first
+SELECT pg_temp.put_file(:'path', convert_to(repeat(E'{:type :info, :f :start, :process :nemesis}\n', 1200000) ||
+                                              pg_temp.groups(120000), 'UTF8'));
+SET isograph.max_memory = '16MB';
+DO $$
+DECLARE
+	msg text;
+	ctx text;
+BEGIN
+	PERFORM count(*) FROM iso_levels_jepsen_file(current_setting('data_directory') || '/isograph_regress_split.edn');
+	RAISE NOTICE 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, ctx = PG_EXCEPTION_CONTEXT;
+	RAISE WARNING '%: %, in the parallel worker: %', SQLSTATE, msg, ctx LIKE '%parallel worker%';
+END $$;
+RESET isograph.max_memory;
+SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8')) FROM history;
 
 -- A value appended in both halves (key 0 gets 1 again at the end): neither
 -- part sees it, the check does, and the file is read again in one part,
