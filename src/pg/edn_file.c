@@ -56,14 +56,22 @@ typedef struct EdnFileBuffer
 	size_t		cap;
 } EdnFileBuffer;
 
-/* Read more of the source after what the buffer holds; false at its end. */
+/*
+ * Read more of the source after what the buffer holds; false at its end,
+ * or (quiet) at a line too long, which is otherwise raised.
+ */
 static bool
-read_block(const EdnBlockSource *src, EdnFileBuffer *b)
+read_block(const EdnBlockSource *src, EdnFileBuffer *b, bool quiet, bool *too_long)
 {
 	size_t		n;
 
 	if (b->cap - b->len < EDN_FILE_BLOCK)
 	{
+		if (b->len > src->max_line && quiet)
+		{
+			*too_long = true;
+			return false;
+		}
 		if (b->len > src->max_line)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -123,7 +131,8 @@ feed_lines(EdnStream *stream, EdnFileBuffer *b, const IsoParseError *err, bool q
 		;
 	if (end == b->fed)
 		return true;
-	pg_verifymbstr(b->data + b->fed, (int) (end - b->fed), false);
+	if (!pg_verifymbstr(b->data + b->fed, (int) (end - b->fed), quiet))
+		return false;
 	b->fed = end;
 	if (!edn_stream_text(stream, b->data, b->fed, &used))
 	{
@@ -150,13 +159,14 @@ read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
 	EdnFileBuffer b;
 	size_t		i;
 	bool		quiet = split != NULL && split->quiet;
+	bool		too_long = false;
 	bool		ok = true;
 
 	*saw_text = false;
 	b.cap = EDN_FILE_BLOCK;
 	b.data = palloc(b.cap);
 	b.len = b.fed = 0;
-	while (ok && read_block(src, &b))
+	while (ok && read_block(src, &b, quiet, &too_long))
 	{
 		CHECK_FOR_INTERRUPTS();
 		for (i = 0; !*saw_text && i < b.len; i++)
@@ -164,6 +174,8 @@ read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
 		ok = feed_lines(stream, &b, err, quiet);
 	}
 
+	if (too_long)
+		ok = false;
 	if (ok && split != NULL && split->stop)
 	{
 		/* the part ends at a record boundary: nothing may be left over */
@@ -174,8 +186,9 @@ read_blocks(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
 	/* the last line, if it has no newline, and what a record left unused */
 	if (ok)
 	{
-		pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), false);
-		if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
+		if (!pg_verifymbstr(b.data + b.fed, (int) (b.len - b.fed), quiet))
+			ok = false;
+		else if (b.len > 0 && !edn_stream_line(stream, b.data, b.len))
 		{
 			if (!quiet)
 				iso_report_edn_error(err, b.data, b.len);

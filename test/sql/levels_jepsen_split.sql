@@ -130,4 +130,25 @@ SELECT pg_temp.outcome(:'path') AS split \gset
 SET client_min_messages = warning;
 SELECT :'split' = pg_temp.outcome_whole(:'path') AS same;
 
+-- Errors in the second half: the worker only gives up, and one parse
+-- raises the error, not the worker: a bad record, bytes not valid in the
+-- database encoding.
+SELECT pg_temp.put_file(:'path', convert_to(edn || E'{:type :ok, :value [[:append 1 @]]}\n', 'UTF8'))
+  FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same, :'split' AS outcome;
+SELECT pg_temp.put_file(:'path', convert_to(edn, 'UTF8') || '\x7b3a74797065203a6f6b2c203a76616c7565205b5b3a7720ff20315d5d7d0a'::bytea)
+  FROM history;
+SET client_min_messages = debug1;
+SELECT pg_temp.outcome(:'path') AS split \gset
+SET client_min_messages = warning;
+SELECT :'split' = pg_temp.outcome_whole(:'path') AS same, :'split' AS outcome;
+-- and with a bad record in the first half too, that one is the error
+SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 @]]}\n' || edn, 'UTF8') ||
+                                 '\x7b3a74797065203a6f6b2c203a76616c7565205b5b3a7720ff20315d5d7d0a'::bytea)
+  FROM history;
+SELECT pg_temp.outcome(:'path') AS outcome;
+
 SELECT pg_temp.put_file(:'path', ''::bytea);
