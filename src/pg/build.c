@@ -178,15 +178,36 @@ iso_build_sort(IsoBuild *build)
  * unsorted as by iso_build_open_unsorted (its one caller checks levels).
  * free_text: edn is the caller's own copy (a value detoasted for this
  * call), freed once parsed: the history holds copies of its texts, and the
- * graph built next is, with the history, the peak of the call.
+ * graph built next is, with the history, the peak of the call.  A text of
+ * 16 MB or more may be parsed in two parts at once (edn_split.c); then it
+ * is kept until the check has found no value written in both, which one
+ * parse of the text must name.
  */
 void
 iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_text)
 {
+	bool		split;
+
 	memset(build, 0, sizeof(*build));
 	build_begin(build);
 	build->history = *iso_history_from_edn(edn, expected, build->cxt,
-										   &build->time_source);
+										   &build->time_source, &split);
+	/* read in two parts, the text may be needed again (below) */
+	if (free_text && !split)
+		pfree(edn);
+	build->workload = build->history.workload;
+	if (build_infer_or_fail(build, false, !split))
+	{
+		if (free_text && split)
+			pfree(edn);
+		return;
+	}
+	elog(DEBUG1, "isograph: history text read again in one part: a value is written in both parts");
+	iso_build_close(build);
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	build->history = *iso_history_from_edn(edn, expected, build->cxt,
+										   &build->time_source, NULL);
 	if (free_text)
 		pfree(edn);
 	build->workload = build->history.workload;

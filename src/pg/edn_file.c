@@ -292,6 +292,15 @@ iso_edn_read_file(const char *path, EdnStream *stream, IsoParseError *err, bool 
 }
 
 bool
+iso_edn_read_source_part(const EdnBlockSource *src, EdnStream *stream, IsoParseError *err,
+						 EdnReadSplit *split)
+{
+	bool		saw_text;
+
+	return read_blocks(src, stream, err, &saw_text, split);
+}
+
+bool
 iso_edn_read_file_part(const char *path, off_t from, off_t to, EdnStream *stream,
 					   IsoParseError *err, EdnReadSplit *split)
 {

@@ -205,8 +205,8 @@ send_txn(const EdnTxn *txn, void *arg)
 }
 
 /* An EdnBlockSource's read: the next block of the backend's text, 0 at its end. */
-static size_t
-read_text_block(void *arg, char *buf, size_t max)
+size_t
+iso_edn_read_text_block(void *arg, char *buf, size_t max)
 {
 	Size		nbytes;
 	void	   *data;
@@ -242,7 +242,7 @@ iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 		EdnBlockSource src;
 
 		shm_mq_set_receiver(text_mq, MyProc);
-		src.read = read_text_block;
+		src.read = iso_edn_read_text_block;
 		src.arg = shm_mq_attach(text_mq, seg, NULL);
 		src.name = "the EDN text";
 		src.max_line = MaxAllocHugeSize;	/* a text has no line limit */

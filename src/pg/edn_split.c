@@ -66,6 +66,7 @@ PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
 
 #define KEY_SHARED		UINT64CONST(0x150E0F11E0000011)
 #define KEY_QUEUE		UINT64CONST(0x150E0F11E0000012)
+#define KEY_TEXT_QUEUE	UINT64CONST(0x150E0F11E0000013)
 
 /* The smallest file split: below it, a worker's start is not worth it. */
 #define SPLIT_MIN_BYTES		((off_t) 16 * 1024 * 1024)
@@ -73,10 +74,13 @@ PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
 #define CUT_WINDOW			((size_t) 1024 * 1024)
 #define QUEUE_BYTES			((Size) 8 * 1024 * 1024)
 #define MESSAGE_BYTES		((Size) 1024 * 1024)
+/* A text's second half goes to the worker a block at a time: four blocks of room. */
+#define TEXT_QUEUE_BYTES	((Size) 4 * ISO_EDN_BLOCK_BYTES + 1024)
 
 typedef struct SplitShared
 {
 	IsoWorkload expected;
+	bool		from_text;		/* the text's queue, not the file at path */
 	off_t		cut;
 	char		path[FLEXIBLE_ARRAY_MEMBER];
 } SplitShared;
@@ -173,7 +177,20 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 	iso_edn_history_begin(&tail);
 	tail.keep_orphans = true;
 	stream = edn_stream_begin(shared->expected, iso_edn_history_add, &tail, &hd.stats, &err);
-	hd.parsed = iso_edn_read_file_part(shared->path, shared->cut, -1, stream, &err, &quiet);
+	if (shared->from_text)
+	{
+		shm_mq	   *text_mq = shm_toc_lookup(toc, KEY_TEXT_QUEUE, false);
+		EdnBlockSource src;
+
+		shm_mq_set_receiver(text_mq, MyProc);
+		src.read = iso_edn_read_text_block;
+		src.arg = shm_mq_attach(text_mq, seg, NULL);
+		src.name = "the EDN text";
+		src.max_line = MaxAllocHugeSize;	/* a text has no line limit */
+		hd.parsed = iso_edn_read_source_part(&src, stream, &err, &quiet);
+	}
+	else
+		hd.parsed = iso_edn_read_file_part(shared->path, shared->cut, -1, stream, &err, &quiet);
 	edn_stream_free(stream);
 	iso_history_end_input(h);
 	/* an EDN history numbers each transaction's ops 0, 1, ...: no positions kept */
@@ -341,19 +358,27 @@ receive_tail(Receiver *r, IsoEdnHistory *tail, EdnStats *stats)
 	return true;
 }
 
+/*
+ * Start the worker on the part after cut of the file at path, or (text_mqh
+ * not NULL) of a text whose blocks the backend sends it through *text_mqh.
+ */
 static ParallelContext *
-launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle **mqh)
+launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle **mqh,
+			  shm_mq_handle **text_mqh)
 {
 	ParallelContext *pcxt;
 	SplitShared *shared;
 	Size		shared_size = add_size(offsetof(SplitShared, path), strlen(path) + 1);
 	shm_mq	   *mq;
+	shm_mq	   *text_mq = NULL;
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("isograph", "iso_edn_split_worker", 1);
 	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
 	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
-	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	if (text_mqh != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator, TEXT_QUEUE_BYTES);
+	shm_toc_estimate_keys(&pcxt->estimator, text_mqh != NULL ? 3 : 2);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -363,12 +388,19 @@ launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle *
 	}
 	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	shared->expected = expected;
+	shared->from_text = text_mqh != NULL;
 	shared->cut = cut;
 	strcpy(shared->path, path);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
 	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
 	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
 	shm_mq_set_receiver(mq, MyProc);
+	if (text_mqh != NULL)
+	{
+		text_mq = shm_mq_create(shm_toc_allocate(pcxt->toc, TEXT_QUEUE_BYTES), TEXT_QUEUE_BYTES);
+		shm_toc_insert(pcxt->toc, KEY_TEXT_QUEUE, text_mq);
+		shm_mq_set_sender(text_mq, MyProc);
+	}
 	LaunchParallelWorkers(pcxt);
 	if (pcxt->nworkers_launched == 0)
 	{
@@ -377,6 +409,8 @@ launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle *
 		return NULL;
 	}
 	*mqh = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
+	if (text_mqh != NULL)
+		*text_mqh = shm_mq_attach(text_mq, pcxt->seg, pcxt->worker[0].bgwhandle);
 	return pcxt;
 }
 
@@ -385,6 +419,45 @@ end_worker(ParallelContext *pcxt)
 {
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
+}
+
+/*
+ * Take the worker's history and join it to head (in head_cxt); the worker
+ * is ended.  what and cut: for the DEBUG message.
+ */
+static bool
+join_tail(Receiver *r, IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *stats,
+		  EdnReadSplit *stop, const char *what, off_t cut)
+{
+	IsoEdnHistory tail;
+	EdnStats	tail_stats;
+	MemoryContext tail_cxt;
+	MemoryContext old;
+	bool		joined;
+
+	tail_cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph EDN second part",
+									 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tail_cxt);
+	memset(&tail, 0, sizeof(tail));
+	joined = receive_tail(r, &tail, &tail_stats);
+	MemoryContextSwitchTo(old);
+	end_worker(r->pcxt);
+	if (joined)
+	{
+		old = MemoryContextSwitchTo(head_cxt);
+		joined = iso_edn_history_join(head, stats, stop->pending, stop->n_pending,
+									  &tail, &tail_stats);
+		MemoryContextSwitchTo(old);
+	}
+	MemoryContextDelete(tail_cxt);
+	if (stop->pending)
+		pfree(stop->pending);
+	if (joined)
+		elog(DEBUG1, "isograph: history %s parsed in two parts, cut at byte %lld",
+			 what, (long long) cut);
+	else
+		elog(DEBUG1, "isograph: history %s read again in one part: its parts do not join", what);
+	return joined;
 }
 
 bool
@@ -399,11 +472,6 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 	EdnStream  *stream;
 	IsoParseError err;
 	EdnReadSplit stop = {false, true, NULL, 0};
-	IsoEdnHistory tail;
-	EdnStats	tail_stats;
-	MemoryContext tail_cxt;
-	MemoryContext old;
-	bool		joined;
 
 	if (!iso_edn_worker_possible())
 		return false;
@@ -414,7 +482,7 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 	cut = choose_cut(path, st.st_size);
 	if (cut < 0)
 		return false;
-	pcxt = launch_worker(path, cut, expected, &r.mqh);
+	pcxt = launch_worker(path, cut, expected, &r.mqh, NULL);
 	if (pcxt == NULL)
 		return false;
 	r.pcxt = pcxt;
@@ -431,28 +499,108 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 		return false;
 	}
 	edn_stream_free(stream);
+	return join_tail(&r, head, head_cxt, stats, &stop, "file", cut);
+}
 
-	tail_cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph EDN second part",
-									 ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(tail_cxt);
-	memset(&tail, 0, sizeof(tail));
-	joined = receive_tail(&r, &tail, &tail_stats);
-	MemoryContextSwitchTo(old);
-	end_worker(pcxt);
-	if (joined)
+/* A record boundary near the middle of text (as choose_cut), or -1. */
+static off_t
+choose_text_cut(const char *text, size_t len)
+{
+	size_t		i;
+	size_t		end = Min(len, len / 2 + CUT_WINDOW);
+
+	for (i = len / 2; i + 1 < end; i++)
+		if (text[i] == '\n' && (text[i + 1] == '{' || text[i + 1] == '#'))
+			return (off_t) (i + 1);
+	return -1;
+}
+
+/*
+ * Send the worker the text's blocks from *sent on, as many as its queue
+ * takes now (or, wait, all of them); the end of the text detaches the
+ * queue.  A send that would block is repeated with the same bytes.  A
+ * worker gone stops the sending: its reason is read with its history.
+ */
+static void
+send_text(shm_mq_handle **text_mqh, const char *text, size_t len, size_t *sent, bool wait)
+{
+	while (*text_mqh != NULL && *sent < len)
 	{
-		old = MemoryContextSwitchTo(head_cxt);
-		joined = iso_edn_history_join(head, stats, stop.pending, stop.n_pending,
-									  &tail, &tail_stats);
-		MemoryContextSwitchTo(old);
+		size_t		n = Min(ISO_EDN_BLOCK_BYTES, len - *sent);
+		shm_mq_result res = shm_mq_send(*text_mqh, n, text + *sent, !wait, true);
+
+		if (res == SHM_MQ_WOULD_BLOCK)
+			return;
+		if (res == SHM_MQ_DETACHED)
+			break;
+		*sent += n;
 	}
-	MemoryContextDelete(tail_cxt);
-	if (stop.pending)
-		pfree(stop.pending);
-	if (joined)
-		elog(DEBUG1, "isograph: history file parsed in two parts, cut at byte %lld",
+	if (*text_mqh != NULL)
+	{
+		shm_mq_detach(*text_mqh);
+		*text_mqh = NULL;
+	}
+}
+
+bool
+iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
+						 EdnTxnCallback callback, void *arg,
+						 IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *stats)
+{
+	off_t		cut;
+	ParallelContext *pcxt;
+	Receiver	r;
+	shm_mq_handle *text_mqh;
+	EdnStream  *stream;
+	IsoParseError err;
+	EdnReadSplit stop = {false, true, NULL, 0};
+	size_t		used_all = 0;
+	size_t		fed = 0;
+	size_t		sent;
+	bool		ok = true;
+
+	if (!iso_edn_worker_possible() || len < (size_t) SPLIT_MIN_BYTES)
+		return false;
+	cut = choose_text_cut(text, len);
+	if (cut < 0)
+		return false;
+	pcxt = launch_worker("", cut, expected, &r.mqh, &text_mqh);
+	if (pcxt == NULL)
+		return false;
+	r.pcxt = pcxt;
+	r.p = r.end = NULL;
+	sent = (size_t) cut;
+
+	/*
+	 * The first part, fed a block of whole lines at a time where it lies,
+	 * and between blocks as much of the second as the worker takes.  Its
+	 * errors only make the split give up: one parse of the whole text
+	 * raises them, as it reports them (iso_report_edn_error).
+	 */
+	stream = edn_stream_begin(expected, callback, arg, stats, &err);
+	while (ok && fed < (size_t) cut)
+	{
+		size_t		upto = Min((size_t) cut, fed + ISO_EDN_BLOCK_BYTES);
+		size_t		used;
+
+		while (upto < (size_t) cut && text[upto - 1] != '\n')
+			upto++;
+		ok = edn_stream_text(stream, text + used_all, upto - used_all, &used);
+		used_all += used;
+		fed = upto;
+		send_text(&text_mqh, text, len, &sent, false);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ok = ok && used_all == (size_t) cut &&
+		edn_stream_stop(stream, &stop.pending, &stop.n_pending);
+	edn_stream_free(stream);
+	if (!ok)
+	{
+		end_worker(pcxt);
+		elog(DEBUG1, "isograph: history text read again in one part: no record boundary at byte %lld",
 			 (long long) cut);
-	else
-		elog(DEBUG1, "isograph: history file read again in one part: its parts do not join");
-	return joined;
+		return false;
+	}
+	send_text(&text_mqh, text, len, &sent, true);
+	return join_tail(&r, head, head_cxt, stats, &stop, "text", cut);
 }

@@ -208,7 +208,8 @@ extern void iso_snapshot_pop(void);
 struct IsoHistory;
 extern struct IsoHistory *iso_history_from_edn(text *edn, IsoWorkload expected,
 												MemoryContext cxt,
-												IsoTimeSource *time_source);
+												IsoTimeSource *time_source,
+												bool *split);
 extern IsoWorkload iso_workload_from_text(text *t);
 
 /*
@@ -250,6 +251,14 @@ typedef struct EdnReadSplit
 extern bool iso_edn_read_file_part(const char *path, off_t from, off_t to,
 								   EdnStream *stream, IsoParseError *err,
 								   EdnReadSplit *split);
+/* The same from any source of blocks. */
+extern bool iso_edn_read_source_part(const EdnBlockSource *src, EdnStream *stream,
+									 IsoParseError *err, EdnReadSplit *split);
+/*
+ * An EdnBlockSource's read in a parallel worker: the blocks of the
+ * backend's text from a shared memory queue (arg), 0 at its end.
+ */
+extern size_t iso_edn_read_text_block(void *arg, char *buf, size_t max);
 extern void iso_check_read_server_files(void);
 /*
  * The same read by a parallel worker while callback(txn, arg) runs in the
@@ -279,5 +288,10 @@ extern bool iso_edn_read_file_split(const char *path, IsoWorkload expected,
 									EdnTxnCallback callback, void *arg,
 									struct IsoEdnHistory *head, MemoryContext head_cxt,
 									EdnStats *stats);
+/* The same for an EDN text of the backend, its second half sent to the worker. */
+extern bool iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
+									 EdnTxnCallback callback, void *arg,
+									 struct IsoEdnHistory *head, MemoryContext head_cxt,
+									 EdnStats *stats);
 
 #endif							/* ISOGRAPH_H */

@@ -1,6 +1,7 @@
--- iso_levels_jepsen_file of a file of 16 MB or more: the backend parses
--- its first half while a parallel worker parses the second, and the two
--- histories are joined (src/pg/edn_split.c).  The outcome (every row, or
+-- iso_levels_jepsen_file of a file of 16 MB or more, and iso_levels_jepsen
+-- of a text of 16 MB or more: the backend parses its first half while a
+-- parallel worker parses the second, and the two histories are joined
+-- (src/pg/edn_split.c).  The outcome (every row, or
 -- the error) must be that of one parse, which runs with no parallel worker
 -- allowed; a DEBUG message says which way the file was read.  Cases: a
 -- concurrent history whose invocations wait across the cut, with a G1c
@@ -37,6 +38,22 @@ END $$;
 CREATE FUNCTION pg_temp.outcome_whole(path text) RETURNS text
 LANGUAGE sql SET max_parallel_workers_per_gather = 0
 AS $$ SELECT pg_temp.outcome(path) $$;
+-- The same for a text.
+CREATE FUNCTION pg_temp.outcome_text(edn text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	SELECT string_agg(format('%s %s %s %s %s %s', level, holds, violations, strongest, note, method),
+	                  E'\n' ORDER BY level)
+	  INTO r FROM iso_levels_jepsen(edn);
+	RETURN r;
+EXCEPTION WHEN OTHERS THEN
+	RETURN format('ERROR %s: %s', SQLSTATE, SQLERRM);
+END $$;
+CREATE FUNCTION pg_temp.outcome_text_whole(edn text) RETURNS text
+LANGUAGE sql SET max_parallel_workers_per_gather = 0
+AS $$ SELECT pg_temp.outcome_text(edn) $$;
 
 -- Two processes, each invocation completed after the other process's
 -- invocation: at any cut an invocation waits for the other half.  Process
@@ -150,5 +167,22 @@ SELECT pg_temp.put_file(:'path', convert_to(E'{:type :ok, :value [[:append 1 @]]
                                  '\x7b3a74797065203a6f6b2c203a76616c7565205b5b3a7720ff20315d5d7d0a'::bytea)
   FROM history;
 SELECT pg_temp.outcome(:'path') AS outcome;
+
+-- A text: the same cases, split against one parse of the text, which is
+-- also the file's outcome.
+CREATE TEMP TABLE texts (name text, edn text);
+INSERT INTO texts SELECT 'concurrent, G1c', edn FROM history;
+INSERT INTO texts SELECT 'a value in both halves', edn || E'{:type :ok, :f :txn, :value [[:append 0 1]], :time 3000000, :process 9, :index 300000}\n' FROM history;
+INSERT INTO texts SELECT 'a transaction id in both halves', edn || E'{:type :ok, :f :txn, :value [[:append 7 7]], :time 3000000, :process 9, :index 2}\n' FROM history;
+INSERT INTO texts SELECT 'an invocation nothing completes', E'{:type :invoke, :f :txn, :value [[:append 8 8]], :time 0, :process 8, :index -1}\n' || edn FROM history;
+INSERT INTO texts SELECT 'a bad record in the second half', edn || E'{:type :ok, :value [[:append 1 @]]}\n' FROM history;
+INSERT INTO texts SELECT 'a bad record in each half', E'{:type :ok, :value [[:append 1 @]]}\n' || edn || E'{:type :ok, :value [[:append 1 ?]]}\n' FROM history;
+CREATE TEMP TABLE text_outcomes (name text, edn text, split text);
+SET client_min_messages = debug1;
+INSERT INTO text_outcomes SELECT name, edn, pg_temp.outcome_text(edn) FROM texts;
+SET client_min_messages = warning;
+SELECT name, split = pg_temp.outcome_text_whole(edn) AS same, left(split, 5) = 'ERROR' AS error
+  FROM text_outcomes ORDER BY name;
+SELECT split FROM text_outcomes WHERE name = 'concurrent, G1c';
 
 SELECT pg_temp.put_file(:'path', ''::bytea);
