@@ -246,6 +246,50 @@ SQL
 )
 ok $([ "$(sed -n 's/^same|//p' <<<"$out")" = t ] && echo 0 || echo 1) \
 	"with no worker free the backend reads the file itself: the same chunks ($(grep -m1 -e '^same' -e ERROR <<<"$out"))"
+# iso_levels_jepsen_file of a file of 16 MB or more reads its two halves at
+# once, the second in a parallel worker (edn_split.c): the worker is seen
+# beside its backend and the file is read in two parts; a check cancelled
+# part-way takes its worker with it, and the same session then checks the
+# file to the end, with the rows of a check that had no worker.
+psql -X -q -A -t -v file="$WORK/par.edn" >"$WORK/split.out" 2>&1 <<'SQL' &
+SET application_name = 'hardening-split-check';
+SET client_min_messages = debug1;
+SELECT 'levels', count(*) FROM iso_levels_jepsen_file(:'file');
+SQL
+checker=$!
+seen=$(q -c "SELECT public.hardening_wait_for_worker('hardening-split-check')")
+wait $checker
+ok $([ "$seen" = 1 ] && grep -q '^levels|9' "$WORK/split.out" && grep -q 'parsed in two parts' "$WORK/split.out" && echo 0 || echo 1) \
+	"the check of a big file has a parallel worker beside its backend and reads the file in two parts (workers seen: $seen; $(grep -m1 -e 'two parts' -e 'one part' -e ERROR "$WORK/split.out"))"
+out=$(psql -X -q -A -t -v file="$WORK/par.edn" 2>&1 <<'SQL'
+\set ON_ERROR_STOP off
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+SELECT string_agg(level || holds || violations, ',' ORDER BY level) AS whole
+  FROM iso_levels_jepsen_file(:'file') \gset
+SELECT greatest(1, round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000 / 3))::int AS to \gset
+\echo timeout :to
+SET statement_timeout = :to;
+SELECT count(*) FROM iso_levels_jepsen_file(:'file');
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'workers', count(*) FROM pg_stat_activity WHERE leader_pid = pg_backend_pid();
+SELECT 'then', string_agg(level || holds || violations, ',' ORDER BY level) = :'whole'
+  FROM iso_levels_jepsen_file(:'file');
+SET max_parallel_workers = 0;
+SELECT 'alone', string_agg(level || holds || violations, ',' ORDER BY level) = :'whole'
+  FROM iso_levels_jepsen_file(:'file');
+SQL
+)
+to=$(sed -n 's/^timeout //p' <<<"$out")
+state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+if [ "$state" = 00000 ]; then
+	skip "the check of the big file finished before the ${to} ms timeout (machine load)" 1
+else
+	ok $([ "$state" = 57014 ] && [ "$(sed -n 's/^workers|//p' <<<"$out")" = 0 ] && echo 0 || echo 1) \
+		"the check of the big file cancelled at ${to} ms, a third of its run time: no worker of the backend left"
+fi
+ok $([ "$(sed -n 's/^then|//p' <<<"$out")" = t ] && [ "$(sed -n 's/^alone|//p' <<<"$out")" = t ] && echo 0 || echo 1) \
+	"the same session then checks the big file to the end, with the rows of a check that had no worker"
 q -c "DROP FUNCTION public.hardening_wait_for_worker(text)" -c "DROP TABLE public.hardening_par_text" \
 	-c "DROP ROLE hardening_text_loader" >/dev/null
 
