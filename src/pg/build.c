@@ -173,6 +173,26 @@ iso_build_sort(IsoBuild *build)
 }
 
 /*
+ * Infer the graph of an EDN history just read (split: in two parts, by
+ * edn_split.c).  False if a value is written in both parts, which only the
+ * check finds: build is then empty again, for a read in one part, whose
+ * parse names the value.
+ */
+static bool
+build_infer_read(IsoBuild *build, bool split, const char *what)
+{
+	build->workload = build->history.workload;
+	if (build_infer_or_fail(build, false, !split))
+		return true;
+	elog(DEBUG1, "isograph: history %s read again in one part: a value is written in both parts",
+		 what);
+	iso_build_close(build);
+	memset(build, 0, sizeof(*build));
+	build_begin(build);
+	return false;
+}
+
+/*
  * Build the graph of an EDN history that is not stored (history_id 0): the
  * same history and graph as loading it and building from its rows, left
  * unsorted as by iso_build_open_unsorted (its one caller checks levels).
@@ -195,23 +215,14 @@ iso_build_open_edn(IsoBuild *build, text *edn, IsoWorkload expected, bool free_t
 	/* read in two parts, the text may be needed again (below) */
 	if (free_text && !split)
 		pfree(edn);
-	build->workload = build->history.workload;
-	if (build_infer_or_fail(build, false, !split))
+	if (!build_infer_read(build, split, "text"))
 	{
-		if (free_text && split)
-			pfree(edn);
-		return;
+		build->history = *iso_history_from_edn(edn, expected, build->cxt,
+											   &build->time_source, NULL);
+		build_infer_read(build, false, "text");
 	}
-	elog(DEBUG1, "isograph: history text read again in one part: a value is written in both parts");
-	iso_build_close(build);
-	memset(build, 0, sizeof(*build));
-	build_begin(build);
-	build->history = *iso_history_from_edn(edn, expected, build->cxt,
-										   &build->time_source, NULL);
-	if (free_text)
+	if (free_text && split)
 		pfree(edn);
-	build->workload = build->history.workload;
-	build_infer(build, false);
 }
 
 /*
@@ -229,17 +240,12 @@ iso_build_open_edn_file(IsoBuild *build, const char *path, IsoWorkload expected)
 	build_begin(build);
 	build->history = *iso_history_from_edn_file(path, expected, build->cxt,
 												&build->time_source, &split);
-	build->workload = build->history.workload;
-	if (build_infer_or_fail(build, false, !split))
-		return;
-	elog(DEBUG1, "isograph: history file read again in one part: a value is written in both parts");
-	iso_build_close(build);
-	memset(build, 0, sizeof(*build));
-	build_begin(build);
-	build->history = *iso_history_from_edn_file(path, expected, build->cxt,
-												&build->time_source, NULL);
-	build->workload = build->history.workload;
-	build_infer(build, false);
+	if (!build_infer_read(build, split, "file"))
+	{
+		build->history = *iso_history_from_edn_file(path, expected, build->cxt,
+													&build->time_source, NULL);
+		build_infer_read(build, false, "file");
+	}
 }
 
 void

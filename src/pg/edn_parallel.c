@@ -223,31 +223,20 @@ iso_edn_read_text_block(void *arg, char *buf, size_t max)
 void
 iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 {
-	EdnFileShared *shared = shm_toc_lookup(toc, KEY_SHARED, false);
-	shm_mq	   *mq = shm_toc_lookup(toc, KEY_QUEUE, false);
+	EdnBlockSource text;
+	EdnFileShared *shared = iso_edn_worker_attach(seg, toc, &text);
 	Sender		s;
 	EdnStats	stats;
 	IsoParseError err;
 	EdnStream  *stream;
 	bool		saw_text;
 
-	shm_mq_set_sender(mq, MyProc);
-	s.mqh = shm_mq_attach(mq, seg, NULL);
+	s.mqh = iso_edn_worker_queue(seg, toc);
 	initStringInfo(&s.batch);
 
 	stream = edn_stream_begin(shared->expected, send_txn, &s, &stats, &err);
 	if (shared->from_text)
-	{
-		shm_mq	   *text_mq = shm_toc_lookup(toc, KEY_TEXT_QUEUE, false);
-		EdnBlockSource src;
-
-		shm_mq_set_receiver(text_mq, MyProc);
-		src.read = iso_edn_read_text_block;
-		src.arg = shm_mq_attach(text_mq, seg, NULL);
-		src.name = "the EDN text";
-		src.max_line = MaxAllocHugeSize;	/* a text has no line limit */
-		iso_edn_read_blocks(&src, stream, &err, &saw_text);
-	}
+		iso_edn_read_blocks(&text, stream, &err, &saw_text);
 	else
 		iso_edn_read_file(shared->path, stream, &err, &saw_text);
 	edn_stream_free(stream);
@@ -400,65 +389,23 @@ get_txn(Receiver *r, EdnTxn *txn)
 			r->ops[i].list = r->texts + (Size) (uintptr_t) r->ops[i].list;
 }
 
-/* The worker's part: a context with one worker, set up and launched. */
-typedef struct Reader
-{
-	ParallelContext *pcxt;
-	shm_mq_handle *out;			/* transactions, from the worker */
-	shm_mq_handle *in;			/* the text, to the worker (NULL: a file) */
-} Reader;
+/* One worker of a file or text (as IsoEdnWorker: the transactions come out, the text goes in). */
+typedef IsoEdnWorker Reader;
 
 static bool
 launch_reader(Reader *rd, const char *path, bool from_text, IsoWorkload expected)
 {
-	ParallelContext *pcxt;
-	EdnFileShared *shared;
-	Size		shared_size = add_size(offsetof(EdnFileShared, path), strlen(path) + 1);
-	shm_mq	   *mq;
-	shm_mq	   *text_mq = NULL;
+	Size		size = add_size(offsetof(EdnFileShared, path), strlen(path) + 1);
+	EdnFileShared *shared = palloc(size);
+	bool		ok;
 
-	EnterParallelMode();
-	pcxt = CreateParallelContext("isograph", "iso_edn_file_worker", 1);
-	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
-	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
-	if (from_text)
-		shm_toc_estimate_chunk(&pcxt->estimator, TEXT_QUEUE_BYTES);
-	shm_toc_estimate_keys(&pcxt->estimator, from_text ? 3 : 2);
-	InitializeParallelDSM(pcxt);
-	if (pcxt->seg == NULL)
-	{
-		/* no dynamic shared memory: no worker either */
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
-		return false;
-	}
-
-	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	shared->expected = expected;
 	shared->from_text = from_text;
 	strcpy(shared->path, path);
-	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
-	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
-	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
-	shm_mq_set_receiver(mq, MyProc);
-	if (from_text)
-	{
-		text_mq = shm_mq_create(shm_toc_allocate(pcxt->toc, TEXT_QUEUE_BYTES), TEXT_QUEUE_BYTES);
-		shm_toc_insert(pcxt->toc, KEY_TEXT_QUEUE, text_mq);
-		shm_mq_set_sender(text_mq, MyProc);
-	}
-
-	LaunchParallelWorkers(pcxt);
-	if (pcxt->nworkers_launched == 0)
-	{
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
-		return false;
-	}
-	rd->pcxt = pcxt;
-	rd->out = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
-	rd->in = from_text ? shm_mq_attach(text_mq, pcxt->seg, pcxt->worker[0].bgwhandle) : NULL;
-	return true;
+	ok = iso_edn_worker_launch(rd, "iso_edn_file_worker", shared, size, QUEUE_BYTES,
+							   from_text ? TEXT_QUEUE_BYTES : 0);
+	pfree(shared);
+	return ok;
 }
 
 /* The worker stopped early: its error, raised here (or one of ours). */
@@ -559,8 +506,7 @@ run_reader(Reader *rd, const char *text, size_t len,
 	}
 
 	WaitForParallelWorkersToFinish(rd->pcxt);
-	DestroyParallelContext(rd->pcxt);
-	ExitParallelMode();
+	iso_edn_worker_end(rd);
 	if (r.ops)
 		pfree(r.ops);
 	if (r.texts)
@@ -573,6 +519,92 @@ iso_edn_worker_possible(void)
 {
 	return max_parallel_workers_per_gather > 0 && !IsInParallelMode() &&
 		!IsolationIsSerializable() && ActiveSnapshotSet();
+}
+
+/* ---------------------------------------------------------------------
+ * One parallel worker of EDN, for this file and edn_split.c
+ * --------------------------------------------------------------------- */
+
+bool
+iso_edn_worker_launch(IsoEdnWorker *w, const char *function, const void *shared, Size size,
+					  Size out_bytes, Size in_bytes)
+{
+	ParallelContext *pcxt;
+	shm_mq	   *mq;
+	shm_mq	   *text_mq = NULL;
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("isograph", function, 1);
+	shm_toc_estimate_chunk(&pcxt->estimator, size);
+	shm_toc_estimate_chunk(&pcxt->estimator, out_bytes);
+	if (in_bytes > 0)
+		shm_toc_estimate_chunk(&pcxt->estimator, in_bytes);
+	shm_toc_estimate_keys(&pcxt->estimator, in_bytes > 0 ? 3 : 2);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		/* no dynamic shared memory: no worker either */
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return false;
+	}
+
+	shm_toc_insert(pcxt->toc, KEY_SHARED, memcpy(shm_toc_allocate(pcxt->toc, size), shared, size));
+	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, out_bytes), out_bytes);
+	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
+	shm_mq_set_receiver(mq, MyProc);
+	if (in_bytes > 0)
+	{
+		text_mq = shm_mq_create(shm_toc_allocate(pcxt->toc, in_bytes), in_bytes);
+		shm_toc_insert(pcxt->toc, KEY_TEXT_QUEUE, text_mq);
+		shm_mq_set_sender(text_mq, MyProc);
+	}
+
+	LaunchParallelWorkers(pcxt);
+	if (pcxt->nworkers_launched == 0)
+	{
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return false;
+	}
+	w->pcxt = pcxt;
+	w->out = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
+	w->in = text_mq ? shm_mq_attach(text_mq, pcxt->seg, pcxt->worker[0].bgwhandle) : NULL;
+	return true;
+}
+
+void
+iso_edn_worker_end(IsoEdnWorker *w)
+{
+	DestroyParallelContext(w->pcxt);
+	ExitParallelMode();
+	w->pcxt = NULL;
+}
+
+void *
+iso_edn_worker_attach(dsm_segment *seg, shm_toc *toc, EdnBlockSource *text)
+{
+	shm_mq	   *text_mq = shm_toc_lookup(toc, KEY_TEXT_QUEUE, true);
+
+	memset(text, 0, sizeof(*text));
+	if (text_mq != NULL)
+	{
+		shm_mq_set_receiver(text_mq, MyProc);
+		text->read = iso_edn_read_text_block;
+		text->arg = shm_mq_attach(text_mq, seg, NULL);
+		text->name = "the EDN text";
+		text->max_line = MaxAllocHugeSize;	/* a text has no line limit */
+	}
+	return shm_toc_lookup(toc, KEY_SHARED, false);
+}
+
+shm_mq_handle *
+iso_edn_worker_queue(dsm_segment *seg, shm_toc *toc)
+{
+	shm_mq	   *mq = shm_toc_lookup(toc, KEY_QUEUE, false);
+
+	shm_mq_set_sender(mq, MyProc);
+	return shm_mq_attach(mq, seg, NULL);
 }
 
 bool

@@ -50,7 +50,6 @@
 #include <unistd.h>
 
 #include "access/parallel.h"
-#include "access/xact.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
@@ -64,9 +63,6 @@
 
 PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
 
-#define KEY_SHARED		UINT64CONST(0x150E0F11E0000011)
-#define KEY_QUEUE		UINT64CONST(0x150E0F11E0000012)
-#define KEY_TEXT_QUEUE	UINT64CONST(0x150E0F11E0000013)
 
 /* The smallest file split: below it, a worker's start is not worth it. */
 #define SPLIT_MIN_BYTES		((off_t) 16 * 1024 * 1024)
@@ -153,8 +149,8 @@ send_strtab(Sender *s, const IsoStrTab *tab)
 void
 iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 {
-	SplitShared *shared = shm_toc_lookup(toc, KEY_SHARED, false);
-	shm_mq	   *mq = shm_toc_lookup(toc, KEY_QUEUE, false);
+	EdnBlockSource text;
+	SplitShared *shared = iso_edn_worker_attach(seg, toc, &text);
 	Sender		s;
 	TailHeader	hd;
 	IsoEdnHistory tail;
@@ -164,8 +160,7 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 	IsoHistory *h = &tail.h;
 	MemoryContext cxt;
 
-	shm_mq_set_sender(mq, MyProc);
-	s.mqh = shm_mq_attach(mq, seg, NULL);
+	s.mqh = iso_edn_worker_queue(seg, toc);
 	initStringInfo(&s.msg);
 
 	/* the second part's history is bounded as the backend's build is */
@@ -178,17 +173,7 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 	tail.keep_orphans = true;
 	stream = edn_stream_begin(shared->expected, iso_edn_history_add, &tail, &hd.stats, &err);
 	if (shared->from_text)
-	{
-		shm_mq	   *text_mq = shm_toc_lookup(toc, KEY_TEXT_QUEUE, false);
-		EdnBlockSource src;
-
-		shm_mq_set_receiver(text_mq, MyProc);
-		src.read = iso_edn_read_text_block;
-		src.arg = shm_mq_attach(text_mq, seg, NULL);
-		src.name = "the EDN text";
-		src.max_line = MaxAllocHugeSize;	/* a text has no line limit */
-		hd.parsed = iso_edn_read_source_part(&src, stream, &err, &quiet);
-	}
+		hd.parsed = iso_edn_read_source_part(&text, stream, &err, &quiet);
 	else
 		hd.parsed = iso_edn_read_file_part(shared->path, shared->cut, -1, stream, &err, &quiet);
 	edn_stream_free(stream);
@@ -262,8 +247,7 @@ choose_cut(const char *path, off_t size)
 /* The worker's messages read as one stream of bytes. */
 typedef struct Receiver
 {
-	shm_mq_handle *mqh;
-	ParallelContext *pcxt;
+	IsoEdnWorker w;
 	const char *p;
 	const char *end;
 } Receiver;
@@ -282,10 +266,10 @@ get_bytes(Receiver *r, void *out, Size n)
 			Size		nbytes;
 			void	   *data;
 
-			if (shm_mq_receive(r->mqh, &nbytes, &data, false) != SHM_MQ_SUCCESS)
+			if (shm_mq_receive(r->w.out, &nbytes, &data, false) != SHM_MQ_SUCCESS)
 			{
 				/* the worker stopped: its error is raised here */
-				WaitForParallelWorkersToFinish(r->pcxt);
+				WaitForParallelWorkersToFinish(r->w.pcxt);
 				elog(ERROR, "isograph: the parallel worker parsing a history's second part stopped without an error");
 			}
 			r->p = data;
@@ -359,66 +343,25 @@ receive_tail(Receiver *r, IsoEdnHistory *tail, EdnStats *stats)
 }
 
 /*
- * Start the worker on the part after cut of the file at path, or (text_mqh
- * not NULL) of a text whose blocks the backend sends it through *text_mqh.
+ * Start the worker on the part after cut of the file at path, or (text) of
+ * a text whose blocks the backend sends it.
  */
-static ParallelContext *
-launch_worker(const char *path, off_t cut, IsoWorkload expected, shm_mq_handle **mqh,
-			  shm_mq_handle **text_mqh)
+static bool
+launch_worker(Receiver *r, const char *path, off_t cut, IsoWorkload expected, bool text)
 {
-	ParallelContext *pcxt;
-	SplitShared *shared;
-	Size		shared_size = add_size(offsetof(SplitShared, path), strlen(path) + 1);
-	shm_mq	   *mq;
-	shm_mq	   *text_mq = NULL;
+	Size		size = add_size(offsetof(SplitShared, path), strlen(path) + 1);
+	SplitShared *shared = palloc(size);
+	bool		ok;
 
-	EnterParallelMode();
-	pcxt = CreateParallelContext("isograph", "iso_edn_split_worker", 1);
-	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
-	shm_toc_estimate_chunk(&pcxt->estimator, QUEUE_BYTES);
-	if (text_mqh != NULL)
-		shm_toc_estimate_chunk(&pcxt->estimator, TEXT_QUEUE_BYTES);
-	shm_toc_estimate_keys(&pcxt->estimator, text_mqh != NULL ? 3 : 2);
-	InitializeParallelDSM(pcxt);
-	if (pcxt->seg == NULL)
-	{
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
-		return NULL;
-	}
-	shared = shm_toc_allocate(pcxt->toc, shared_size);
 	shared->expected = expected;
-	shared->from_text = text_mqh != NULL;
+	shared->from_text = text;
 	shared->cut = cut;
 	strcpy(shared->path, path);
-	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
-	mq = shm_mq_create(shm_toc_allocate(pcxt->toc, QUEUE_BYTES), QUEUE_BYTES);
-	shm_toc_insert(pcxt->toc, KEY_QUEUE, mq);
-	shm_mq_set_receiver(mq, MyProc);
-	if (text_mqh != NULL)
-	{
-		text_mq = shm_mq_create(shm_toc_allocate(pcxt->toc, TEXT_QUEUE_BYTES), TEXT_QUEUE_BYTES);
-		shm_toc_insert(pcxt->toc, KEY_TEXT_QUEUE, text_mq);
-		shm_mq_set_sender(text_mq, MyProc);
-	}
-	LaunchParallelWorkers(pcxt);
-	if (pcxt->nworkers_launched == 0)
-	{
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
-		return NULL;
-	}
-	*mqh = shm_mq_attach(mq, pcxt->seg, pcxt->worker[0].bgwhandle);
-	if (text_mqh != NULL)
-		*text_mqh = shm_mq_attach(text_mq, pcxt->seg, pcxt->worker[0].bgwhandle);
-	return pcxt;
-}
-
-static void
-end_worker(ParallelContext *pcxt)
-{
-	DestroyParallelContext(pcxt);
-	ExitParallelMode();
+	ok = iso_edn_worker_launch(&r->w, "iso_edn_split_worker", shared, size, QUEUE_BYTES,
+							   text ? TEXT_QUEUE_BYTES : 0);
+	pfree(shared);
+	r->p = r->end = NULL;
+	return ok;
 }
 
 /*
@@ -441,7 +384,7 @@ join_tail(Receiver *r, IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *st
 	memset(&tail, 0, sizeof(tail));
 	joined = receive_tail(r, &tail, &tail_stats);
 	MemoryContextSwitchTo(old);
-	end_worker(r->pcxt);
+	iso_edn_worker_end(&r->w);
 	if (joined)
 	{
 		old = MemoryContextSwitchTo(head_cxt);
@@ -467,7 +410,6 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 {
 	struct stat st;
 	off_t		cut;
-	ParallelContext *pcxt;
 	Receiver	r;
 	EdnStream  *stream;
 	IsoParseError err;
@@ -482,18 +424,15 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 	cut = choose_cut(path, st.st_size);
 	if (cut < 0)
 		return false;
-	pcxt = launch_worker(path, cut, expected, &r.mqh, NULL);
-	if (pcxt == NULL)
+	if (!launch_worker(&r, path, cut, expected, false))
 		return false;
-	r.pcxt = pcxt;
-	r.p = r.end = NULL;
 
 	/* the first part, meanwhile: its errors are one parse's */
 	stream = edn_stream_begin(expected, callback, arg, stats, &err);
 	if (!iso_edn_read_file_part(path, 0, cut, stream, &err, &stop))
 	{
 		edn_stream_free(stream);
-		end_worker(pcxt);
+		iso_edn_worker_end(&r.w);
 		elog(DEBUG1, "isograph: history file read again in one part: no record boundary at byte %lld",
 			 (long long) cut);
 		return false;
@@ -548,9 +487,7 @@ iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
 						 IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *stats)
 {
 	off_t		cut;
-	ParallelContext *pcxt;
 	Receiver	r;
-	shm_mq_handle *text_mqh;
 	EdnStream  *stream;
 	IsoParseError err;
 	EdnReadSplit stop = {false, true, NULL, 0};
@@ -564,11 +501,8 @@ iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
 	cut = choose_text_cut(text, len);
 	if (cut < 0)
 		return false;
-	pcxt = launch_worker("", cut, expected, &r.mqh, &text_mqh);
-	if (pcxt == NULL)
+	if (!launch_worker(&r, "", cut, expected, true))
 		return false;
-	r.pcxt = pcxt;
-	r.p = r.end = NULL;
 	sent = (size_t) cut;
 
 	/*
@@ -588,7 +522,7 @@ iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
 		ok = edn_stream_text(stream, text + used_all, upto - used_all, &used);
 		used_all += used;
 		fed = upto;
-		send_text(&text_mqh, text, len, &sent, false);
+		send_text(&r.w.in, text, len, &sent, false);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ok = ok && used_all == (size_t) cut &&
@@ -596,11 +530,11 @@ iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
 	edn_stream_free(stream);
 	if (!ok)
 	{
-		end_worker(pcxt);
+		iso_edn_worker_end(&r.w);
 		elog(DEBUG1, "isograph: history text read again in one part: no record boundary at byte %lld",
 			 (long long) cut);
 		return false;
 	}
-	send_text(&text_mqh, text, len, &sent, true);
+	send_text(&r.w.in, text, len, &sent, true);
 	return join_tail(&r, head, head_cxt, stats, &stop, "text", cut);
 }

@@ -269,6 +269,34 @@ extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 									   EdnStats *stats, bool *saw_text);
 /* Whether this backend may start a parallel worker now (edn_parallel.c). */
 extern bool iso_edn_worker_possible(void);
+
+/*
+ * One parallel worker of EDN (edn_parallel.c, edn_split.c): launched
+ * (false: none could start, nothing is left) with a copy of shared (size
+ * bytes), a queue of out_bytes from it and, if in_bytes > 0, one to it
+ * for the blocks of a text; ended with iso_edn_worker_end.  In the worker,
+ * iso_edn_worker_attach gives the shared struct and the text's blocks as a
+ * source (read NULL when there is no text), iso_edn_worker_queue the queue
+ * to the backend.
+ */
+struct ParallelContext;
+struct shm_mq_handle;
+struct dsm_segment;
+struct shm_toc;
+typedef struct IsoEdnWorker
+{
+	struct ParallelContext *pcxt;
+	struct shm_mq_handle *out;	/* from the worker */
+	struct shm_mq_handle *in;	/* a text, to the worker (NULL: none) */
+} IsoEdnWorker;
+extern bool iso_edn_worker_launch(IsoEdnWorker *w, const char *function,
+								  const void *shared, Size size,
+								  Size out_bytes, Size in_bytes);
+extern void iso_edn_worker_end(IsoEdnWorker *w);
+extern void *iso_edn_worker_attach(struct dsm_segment *seg, struct shm_toc *toc,
+								   EdnBlockSource *text);
+extern struct shm_mq_handle *iso_edn_worker_queue(struct dsm_segment *seg,
+												  struct shm_toc *toc);
 /* The same for an EDN text of the backend, sent to the worker in blocks. */
 extern bool iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
 									   EdnTxnCallback callback, void *arg,

@@ -374,18 +374,30 @@ memory_history_finish(EdnHistory *eh, const EdnStats *stats, const char *workloa
 }
 
 /*
- * A history of two parts in txn_id order; false if a transaction id is in
- * both (one parse of the file names it).
+ * After a read in two parts (joined: they were read and joined,
+ * edn_split.c): true with the history in txn_id order; else false, *eh a
+ * new empty history for a read in one part (of a "file" or "text"), which
+ * names a transaction id in both parts.
  */
 static bool
-split_in_order(EdnHistory *eh, const EdnStats *stats)
+split_read(EdnHistory **eh, MemoryContext cxt, const EdnStats *stats, bool joined,
+		   const char *what)
 {
-	MemoryContext old = MemoryContextSwitchTo(eh->cxt);
-	int64		dup;
-	bool		ok = iso_edn_history_finish(&eh->eh, stats->workload, &dup);
+	if (joined)
+	{
+		MemoryContext old = MemoryContextSwitchTo((*eh)->cxt);
+		int64		dup;
+		bool		ok = iso_edn_history_finish(&(*eh)->eh, stats->workload, &dup);
 
-	MemoryContextSwitchTo(old);
-	return ok;
+		MemoryContextSwitchTo(old);
+		if (ok)
+			return true;
+		elog(DEBUG1, "isograph: history %s read again in one part: a transaction id is in both parts",
+			 what);
+	}
+	MemoryContextDelete((*eh)->cxt);
+	*eh = edn_history_begin(cxt);
+	return false;
 }
 
 /*
@@ -403,18 +415,14 @@ iso_history_from_edn(text *edn, IsoWorkload expected, MemoryContext cxt,
 	/* in two parts at once, if it can be (edn_split.c) */
 	if (split != NULL)
 	{
-		bool		split_tried = iso_edn_parse_text_split(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
-														   expected, memory_txn_callback, eh,
-														   &eh->eh, eh->cxt, &stats);
+		bool		joined = iso_edn_parse_text_split(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
+													  expected, memory_txn_callback, eh,
+													  &eh->eh, eh->cxt, &stats);
 
-		*split = split_tried && split_in_order(eh, &stats);
+		*split = split_read(&eh, cxt, &stats, joined, "text");
 		if (*split)
 			return memory_history_finish(eh, &stats, "iso_levels_jepsen(edn, 'rw-register')",
 										 time_source);
-		MemoryContextDelete(eh->cxt);
-		eh = edn_history_begin(cxt);
-		if (split_tried)
-			elog(DEBUG1, "isograph: history text read again in one part: a transaction id is in both parts");
 	}
 	if (!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, memory_txn_callback, eh, &stats, &err))
@@ -440,17 +448,13 @@ iso_history_from_edn_file(const char *path, IsoWorkload expected, MemoryContext 
 	/* in two parts at once, if it can be (edn_split.c) */
 	if (split != NULL)
 	{
-		bool		split_tried = iso_edn_read_file_split(path, expected, memory_txn_callback, eh,
-														  &eh->eh, eh->cxt, &stats);
+		bool		joined = iso_edn_read_file_split(path, expected, memory_txn_callback, eh,
+													 &eh->eh, eh->cxt, &stats);
 
-		*split = split_tried && split_in_order(eh, &stats);
+		*split = split_read(&eh, cxt, &stats, joined, "file");
 		if (*split)
 			return memory_history_finish(eh, &stats, "iso_levels_jepsen_file(path, 'rw-register')",
 										 time_source);
-		MemoryContextDelete(eh->cxt);
-		eh = edn_history_begin(cxt);
-		if (split_tried)
-			elog(DEBUG1, "isograph: history file read again in one part: a transaction id is in both parts");
 	}
 	stream = edn_stream_begin(expected, memory_txn_callback, eh, &stats, &err);
 	iso_edn_read_file(path, stream, &err, &saw_text);
