@@ -633,65 +633,121 @@ strtab_map(IsoStrTab *dst, const IsoStrTab *src)
 }
 
 void
-iso_history_append(IsoHistory *dst, const IsoHistory *src)
+iso_history_append_begin(IsoHistoryAppend *a, IsoHistory *dst, const IsoStrTab *keys,
+						 const IsoStrTab *values, uint32 n_txns, uint32 n_ops, uint64 n_elems)
 {
-	uint32	   *kmap;
-	uint32	   *vmap;
 	uint64		cap;
-	uint32		i;
-	uint64		e;
 
-	if (dst->op_pos != NULL || src->op_pos != NULL || dst->memo != NULL || src->memo != NULL)
-		iso_host_internal_error("a history appended to another keeps op positions or list memos");
-	if ((uint64) dst->n_txns + src->n_txns > PG_UINT32_MAX - 1 ||
-		(uint64) dst->n_ops + src->n_ops > PG_UINT32_MAX - 1)
+	if (dst->op_pos != NULL || dst->memo != NULL)
+		iso_host_internal_error("a history appended to keeps op positions or list memos");
+	if ((uint64) dst->n_txns + n_txns > PG_UINT32_MAX - 1 ||
+		(uint64) dst->n_ops + n_ops > PG_UINT32_MAX - 1)
 		iso_host_limit("more than 2^32 - 2 transactions or micro-operations");
-	if (dst->n_elems + src->n_elems > PG_UINT32_MAX)
+	if (dst->n_elems + n_elems > PG_UINT32_MAX)
 		iso_host_limit("more than 2^32 - 1 list elements");
+	memset(a, 0, sizeof(*a));
+	a->dst = dst;
+	a->kmap = strtab_map(&dst->keys, keys);
+	a->vmap = strtab_map(&dst->values, values);
+	a->n_values = values->n;
+	a->base_op = dst->n_ops;
+	a->base_elem = dst->n_elems;
 
-	kmap = strtab_map(&dst->keys, &src->keys);
-	vmap = strtab_map(&dst->values, &src->values);
-
+	/* room for all of it now: the parts come in runs */
 	cap = dst->cap_txns;
-	dst->txns = grow_array(dst->txns, &cap, (uint64) dst->n_txns + src->n_txns, sizeof(IsoTxn));
+	dst->txns = grow_array(dst->txns, &cap, (uint64) dst->n_txns + n_txns, sizeof(IsoTxn));
 	dst->cap_txns = (uint32) Min(cap, PG_UINT32_MAX);
-	for (i = 0; i < src->n_txns; i++)
-	{
-		IsoTxn		t = src->txns[i];
+	cap = dst->cap_ops;
+	dst->ops = grow_array(dst->ops, &cap, (uint64) dst->n_ops + n_ops, sizeof(IsoOp));
+	dst->cap_ops = (uint32) Min(cap, PG_UINT32_MAX);
+	cap = dst->cap_elems;
+	dst->elems = grow_array(dst->elems, &cap, dst->n_elems + n_elems, sizeof(uint32));
+	dst->cap_elems = cap;
+	a->room_txns = n_txns;
+	a->room_ops = n_ops;
+	a->room_elems = n_elems;
+}
 
-		t.first_op += dst->n_ops;
+void
+iso_history_append_txns(IsoHistoryAppend *a, const IsoTxn *txns, uint32 n)
+{
+	IsoHistory *dst = a->dst;
+	uint32		i;
+
+	if (n > a->room_txns)
+		iso_host_internal_error("more transactions appended than announced");
+	for (i = 0; i < n; i++)
+	{
+		IsoTxn		t = txns[i];
+
+		t.first_op += a->base_op;
 		dst->txns[dst->n_txns + i] = t;
 	}
+	dst->n_txns += n;
+	a->room_txns -= n;
+}
 
-	cap = dst->cap_ops;
-	dst->ops = grow_array(dst->ops, &cap, (uint64) dst->n_ops + src->n_ops, sizeof(IsoOp));
-	dst->cap_ops = (uint32) Min(cap, PG_UINT32_MAX);
-	for (i = 0; i < src->n_ops; i++)
+void
+iso_history_append_ops(IsoHistoryAppend *a, const IsoOp *ops, uint32 n)
+{
+	IsoHistory *dst = a->dst;
+	uint32		i;
+
+	if (n > a->room_ops)
+		iso_host_internal_error("more micro-operations appended than announced");
+	for (i = 0; i < n; i++)
 	{
-		IsoOp		op = src->ops[i];
+		IsoOp		op = ops[i];
 
-		op.key = kmap[op.key];
+		op.key = a->kmap[op.key];
 		if (op.list_len >= 0)
-			op.list_first += (uint32) dst->n_elems;
+			op.list_first += (uint32) a->base_elem;
 		else if (op.value != ISO_NONE)
-			op.value = vmap[op.value];
+			op.value = a->vmap[op.value];
 		dst->ops[dst->n_ops + i] = op;
-		if ((i & 0xfffff) == 0)
-			ISO_CHECK_INTERRUPTS();
 	}
+	dst->n_ops += n;
+	a->room_ops -= n;
+}
 
-	/* room no read points at holds id 0, which need not exist in src */
-	cap = dst->cap_elems;
-	dst->elems = grow_array(dst->elems, &cap, dst->n_elems + src->n_elems, sizeof(uint32));
-	dst->cap_elems = cap;
-	for (e = 0; e < src->n_elems; e++)
-		dst->elems[dst->n_elems + e] = src->values.n > 0 ? vmap[src->elems[e]] : 0;
+void
+iso_history_append_elems(IsoHistoryAppend *a, const uint32 *elems, uint64 n)
+{
+	IsoHistory *dst = a->dst;
+	uint64		e;
 
-	dst->n_txns += src->n_txns;
-	dst->n_ops += src->n_ops;
-	dst->n_elems += src->n_elems;
-	iso_free(kmap);
-	iso_free(vmap);
+	if (n > a->room_elems)
+		iso_host_internal_error("more list elements appended than announced");
+	/* room no read points at holds id 0, which need not exist in the part */
+	for (e = 0; e < n; e++)
+		dst->elems[dst->n_elems + e] = a->n_values > 0 ? a->vmap[elems[e]] : 0;
+	dst->n_elems += n;
+	a->room_elems -= n;
+}
+
+void
+iso_history_append_end(IsoHistoryAppend *a)
+{
+	if (a->room_txns != 0 || a->room_ops != 0 || a->room_elems != 0)
+		iso_host_internal_error("fewer transactions, micro-operations or list elements appended than announced");
+	iso_free(a->kmap);
+	iso_free(a->vmap);
+	a->kmap = a->vmap = NULL;
+}
+
+void
+iso_history_append(IsoHistory *dst, const IsoHistory *src)
+{
+	IsoHistoryAppend a;
+
+	if (src->op_pos != NULL || src->memo != NULL)
+		iso_host_internal_error("a history appended keeps op positions or list memos");
+	iso_history_append_begin(&a, dst, &src->keys, &src->values,
+							 src->n_txns, src->n_ops, src->n_elems);
+	iso_history_append_txns(&a, src->txns, src->n_txns);
+	iso_history_append_ops(&a, src->ops, src->n_ops);
+	iso_history_append_elems(&a, src->elems, src->n_elems);
+	iso_history_append_end(&a);
 }
 
 /* Free everything of h (the tables, the arrays and any list memos). */

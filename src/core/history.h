@@ -239,6 +239,33 @@ extern void iso_history_end_input(IsoHistory *h);
  */
 extern void iso_history_append(IsoHistory *dst, const IsoHistory *src);
 
+/*
+ * The same in steps, for a part that arrives in runs (edn_split.c): begin
+ * with its string tables and counts (dst's arrays get their room), append
+ * its transactions, micro-ops and list elements in runs, each kind in its
+ * order, and end.
+ */
+typedef struct IsoHistoryAppend
+{
+	IsoHistory *dst;
+	uint32	   *kmap;			/* the part's key id -> dst's */
+	uint32	   *vmap;			/* the part's value id -> dst's */
+	uint32		n_values;
+	uint32		base_op;		/* dst's counts when it began */
+	uint64		base_elem;
+	uint32		room_txns;		/* what is still to come */
+	uint32		room_ops;
+	uint64		room_elems;
+} IsoHistoryAppend;
+
+extern void iso_history_append_begin(IsoHistoryAppend *a, IsoHistory *dst,
+									 const IsoStrTab *keys, const IsoStrTab *values,
+									 uint32 n_txns, uint32 n_ops, uint64 n_elems);
+extern void iso_history_append_txns(IsoHistoryAppend *a, const IsoTxn *txns, uint32 n);
+extern void iso_history_append_ops(IsoHistoryAppend *a, const IsoOp *ops, uint32 n);
+extern void iso_history_append_elems(IsoHistoryAppend *a, const uint32 *elems, uint64 n);
+extern void iso_history_append_end(IsoHistoryAppend *a);
+
 /* Free everything h holds (inside the server its memory context does). */
 extern void iso_history_free(IsoHistory *h);
 

@@ -83,24 +83,22 @@ iso_edn_history_finish(IsoEdnHistory *eh, IsoWorkload workload, int64 *dup_txn_i
 	return true;
 }
 
-/* The tail's orphan of process p (the first: a process has one), or NULL. */
-static IsoEdnOrphan *
-orphan_of(IsoEdnHistory *tail, int64 process)
+/* The orphan of process p (the first: a process has one), or NULL. */
+static const IsoEdnOrphan *
+orphan_of(const IsoEdnOrphan *orphans, int32 n, int64 process)
 {
 	int32		i;
 
-	for (i = 0; i < tail->n_orphans; i++)
-		if (tail->orphans[i].has_process && tail->orphans[i].process == process)
-			return &tail->orphans[i];
+	for (i = 0; i < n; i++)
+		if (orphans[i].has_process && orphans[i].process == process)
+			return &orphans[i];
 	return NULL;
 }
 
 bool
-iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
-					 const EdnPending *pending, int32 n_pending,
-					 IsoEdnHistory *tail, const EdnStats *tail_stats)
+iso_edn_split_joinable(const EdnStats *head_stats, const EdnPending *pending, int32 n_pending,
+					   const EdnStats *tail_stats, const IsoEdnOrphan *orphans, int32 n_orphans)
 {
-	IsoWorkload workload = head_stats->workload;
 	int32		i;
 
 	/* what one parse decides from the start: the clock, the ids, the workload */
@@ -108,39 +106,48 @@ iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
 		tail_stats->time_source != ISO_TIME_VALUES ||
 		tail_stats->unindexed > 0)
 		return false;
-	if (workload == ISO_WORKLOAD_UNKNOWN)
-		workload = tail_stats->workload;
-	else if (tail_stats->workload != ISO_WORKLOAD_UNKNOWN && tail_stats->workload != workload)
+	if (head_stats->workload != ISO_WORKLOAD_UNKNOWN &&
+		tail_stats->workload != ISO_WORKLOAD_UNKNOWN &&
+		tail_stats->workload != head_stats->workload)
 		return false;
 	/* each pending invocation and its completion (the orphans are few) */
-	if ((int64) n_pending * tail->n_orphans > 10 * 1000 * 1000)
+	if ((int64) n_pending * n_orphans > 10 * 1000 * 1000)
 		return false;
 	for (i = 0; i < n_pending; i++)
 	{
-		IsoEdnOrphan *o = pending[i].has_process ? orphan_of(tail, pending[i].process) : NULL;
+		const IsoEdnOrphan *o = pending[i].has_process ?
+			orphan_of(orphans, n_orphans, pending[i].process) : NULL;
 
 		if (o == NULL || !o->own_value)
 			return false;
 	}
+	return true;
+}
+
+void
+iso_edn_history_joined(IsoEdnHistory *head, EdnStats *head_stats,
+					   const EdnPending *pending, int32 n_pending,
+					   const IsoEdnOrphan *orphans, int32 n_orphans, uint32 base_txn,
+					   bool tail_in_order, int64 tail_last_txn_id, const EdnStats *tail_stats)
+{
+	int32		i;
+
 	for (i = 0; i < n_pending; i++)
 	{
-		IsoEdnOrphan *o = orphan_of(tail, pending[i].process);
+		const IsoEdnOrphan *o = orphan_of(orphans, n_orphans, pending[i].process);
 
 		if (o->txn != ISO_NONE && pending[i].has_time)
-			tail->h.txns[o->txn].invoke_time = pending[i].time;
+			head->h.txns[base_txn + o->txn].invoke_time = pending[i].time;
 	}
-
-	iso_history_end_input(&head->h);
-	iso_history_end_input(&tail->h);
-	if (tail->h.n_txns > 0)
+	if (head->h.n_txns > base_txn)
 	{
-		if (!tail->in_order ||
-			(head->h.n_txns > 0 && tail->h.txns[0].txn_id <= head->last_txn_id))
+		if (!tail_in_order ||
+			(base_txn > 0 && head->h.txns[base_txn].txn_id <= head->last_txn_id))
 			head->in_order = false;
-		head->last_txn_id = tail->last_txn_id;
+		head->last_txn_id = tail_last_txn_id;
 	}
-	iso_history_append(&head->h, &tail->h);
-
+	if (head_stats->workload == ISO_WORKLOAD_UNKNOWN)
+		head_stats->workload = tail_stats->workload;
 	head_stats->records += tail_stats->records;
 	head_stats->skipped += tail_stats->skipped;
 	head_stats->skipped_f += tail_stats->skipped_f;
@@ -151,7 +158,23 @@ iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
 	head_stats->info += tail_stats->info;
 	head_stats->events += tail_stats->events;
 	head_stats->fast_records += tail_stats->fast_records;
-	head_stats->workload = workload;
+}
+
+bool
+iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
+					 const EdnPending *pending, int32 n_pending,
+					 IsoEdnHistory *tail, const EdnStats *tail_stats)
+{
+	uint32		base_txn = head->h.n_txns;
+
+	if (!iso_edn_split_joinable(head_stats, pending, n_pending, tail_stats,
+								tail->orphans, tail->n_orphans))
+		return false;
+	iso_history_end_input(&head->h);
+	iso_history_end_input(&tail->h);
+	iso_history_append(&head->h, &tail->h);
+	iso_edn_history_joined(head, head_stats, pending, n_pending, tail->orphans, tail->n_orphans,
+						   base_txn, tail->in_order, tail->last_txn_id, tail_stats);
 	return true;
 }
 

@@ -71,6 +71,23 @@ extern bool iso_edn_history_join(IsoEdnHistory *head, EdnStats *head_stats,
 								 const EdnPending *pending, int32 n_pending,
 								 IsoEdnHistory *tail, const EdnStats *tail_stats);
 
+/*
+ * The same in steps, for a tail that arrives in runs (edn_split.c): whether
+ * the parts join, from what the tail says of itself; then, with the tail's
+ * transactions appended to head's history from base_txn on
+ * (iso_history_append_*, after iso_history_end_input of head's), what the
+ * join sets: the pending invocations' times, the order, the stats.
+ */
+extern bool iso_edn_split_joinable(const EdnStats *head_stats,
+								   const EdnPending *pending, int32 n_pending,
+								   const EdnStats *tail_stats,
+								   const IsoEdnOrphan *orphans, int32 n_orphans);
+extern void iso_edn_history_joined(IsoEdnHistory *head, EdnStats *head_stats,
+								   const EdnPending *pending, int32 n_pending,
+								   const IsoEdnOrphan *orphans, int32 n_orphans,
+								   uint32 base_txn, bool tail_in_order,
+								   int64 tail_last_txn_id, const EdnStats *tail_stats);
+
 /* Free what eh holds besides its history. */
 extern void iso_edn_history_free_parts(IsoEdnHistory *eh);
 

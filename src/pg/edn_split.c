@@ -32,12 +32,14 @@
  * after all (a "\n{" inside a string), the backend's part does not end
  * between records and the split gives up.
  *
- * The worker's history comes back whole through a shared memory queue, in
- * messages of up to MESSAGE_BYTES: a header (its stats, counts and order),
- * the texts of its keys and values, its transactions, micro-ops, list
- * elements and orphans (the completions that may finish the backend's
- * pending invocations).  Worker and backend run the same binary, so the
- * arrays travel as they are.
+ * The worker's history comes back through a shared memory queue, in
+ * messages of up to MESSAGE_BYTES: a header (its stats, counts and order)
+ * and its orphans (the completions that may finish the backend's pending
+ * invocations), from which the backend decides whether the parts join;
+ * then the texts of its keys and values, its transactions, micro-ops and
+ * list elements, which the backend appends to its own history a run at a
+ * time as they arrive (iso_history_append_*: keys and values renumbered).
+ * Worker and backend run the same binary, so the arrays travel as they are.
  *
  * A worker is used for files of SPLIT_MIN_BYTES or more, when one may start
  * (iso_edn_worker_possible: max_parallel_workers_per_gather above 0, a
@@ -197,6 +199,8 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 	send_bytes(&s, &hd, sizeof(hd));
 	if (hd.parsed)
 	{
+		/* the orphans first: the backend decides from them whether to take the rest */
+		send_bytes(&s, tail.orphans, sizeof(IsoEdnOrphan) * (Size) tail.n_orphans);
 		if (h->keys.n > 0)
 			send_strtab(&s, &h->keys);
 		if (h->values.n > 0)
@@ -204,7 +208,6 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
 		send_bytes(&s, h->txns, sizeof(IsoTxn) * (Size) h->n_txns);
 		send_bytes(&s, h->ops, sizeof(IsoOp) * (Size) h->n_ops);
 		send_bytes(&s, h->elems, sizeof(uint32) * (Size) h->n_elems);
-		send_bytes(&s, tail.orphans, sizeof(IsoEdnOrphan) * (Size) tail.n_orphans);
 	}
 	send_message(&s);
 	shm_mq_detach(s.mqh);
@@ -315,33 +318,6 @@ get_strtab(Receiver *r, IsoStrTab *tab, uint32 n, uint64 bytes)
 	pfree(arena);
 }
 
-/* The worker's history, as it sent it; false if its part did not parse. */
-static bool
-receive_tail(Receiver *r, IsoEdnHistory *tail, EdnStats *stats)
-{
-	TailHeader	hd;
-	IsoHistory *h = &tail->h;
-
-	get_bytes(r, &hd, sizeof(hd));
-	if (!hd.parsed)
-		return false;
-	*stats = hd.stats;
-	iso_edn_history_begin(tail);
-	get_strtab(r, &h->keys, hd.n_keys, hd.key_bytes);
-	get_strtab(r, &h->values, hd.n_values, hd.value_bytes);
-	h->txns = get_array(r, sizeof(IsoTxn), hd.n_txns);
-	h->n_txns = h->cap_txns = hd.n_txns;
-	h->ops = get_array(r, sizeof(IsoOp), hd.n_ops);
-	h->n_ops = h->cap_ops = hd.n_ops;
-	h->elems = get_array(r, sizeof(uint32), hd.n_elems);
-	h->n_elems = h->cap_elems = hd.n_elems;
-	tail->orphans = get_array(r, sizeof(IsoEdnOrphan), (uint64) hd.n_orphans);
-	tail->n_orphans = tail->cap_orphans = hd.n_orphans;
-	tail->in_order = hd.in_order;
-	tail->last_txn_id = hd.last_txn_id;
-	return true;
-}
-
 /*
  * Start the worker on the part after cut of the file at path, or (text) of
  * a text whose blocks the backend sends it.
@@ -364,34 +340,95 @@ launch_worker(Receiver *r, const char *path, off_t cut, IsoWorkload expected, bo
 	return ok;
 }
 
+/* The parts of the worker's history, each appended as it comes. */
+typedef enum
+{
+	PART_TXNS,
+	PART_OPS,
+	PART_ELEMS
+} TailPart;
+
+#define RUN_BYTES			((Size) 1024 * 1024)
+
+static void
+append_part(Receiver *r, IsoHistoryAppend *a, TailPart part, uint64 n)
+{
+	Size		elem = part == PART_TXNS ? sizeof(IsoTxn) :
+		part == PART_OPS ? sizeof(IsoOp) : sizeof(uint32);
+	uint64		per_run = RUN_BYTES / elem;
+	void	   *run = palloc(RUN_BYTES);
+
+	while (n > 0)
+	{
+		uint64		k = Min(n, per_run);
+
+		get_bytes(r, run, (Size) (k * elem));
+		switch (part)
+		{
+			case PART_TXNS:
+				iso_history_append_txns(a, run, (uint32) k);
+				break;
+			case PART_OPS:
+				iso_history_append_ops(a, run, (uint32) k);
+				break;
+			case PART_ELEMS:
+				iso_history_append_elems(a, run, k);
+				break;
+		}
+		n -= k;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(run);
+}
+
 /*
- * Take the worker's history and join it to head (in head_cxt); the worker
- * is ended.  what and cut: for the DEBUG message.
+ * Take the worker's history and join it to head (whose memory is
+ * head_cxt): its header and orphans say whether the parts join; if they
+ * do, its transactions, micro-ops and list elements are appended to
+ * head's as they arrive (no copy of the worker's history is kept).  The
+ * worker is ended.  what and cut: for the DEBUG message.
  */
 static bool
 join_tail(Receiver *r, IsoEdnHistory *head, MemoryContext head_cxt, EdnStats *stats,
 		  EdnReadSplit *stop, const char *what, off_t cut)
 {
-	IsoEdnHistory tail;
-	EdnStats	tail_stats;
-	MemoryContext tail_cxt;
-	MemoryContext old;
-	bool		joined;
+	MemoryContext tail_cxt = AllocSetContextCreate(CurrentMemoryContext,
+												   "isograph EDN second part",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tail_cxt);
+	TailHeader	hd;
+	IsoEdnOrphan *orphans = NULL;
+	bool		joined = false;
 
-	tail_cxt = AllocSetContextCreate(CurrentMemoryContext, "isograph EDN second part",
-									 ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(tail_cxt);
-	memset(&tail, 0, sizeof(tail));
-	joined = receive_tail(r, &tail, &tail_stats);
-	MemoryContextSwitchTo(old);
-	iso_edn_worker_end(&r->w);
+	get_bytes(r, &hd, sizeof(hd));
+	if (hd.parsed)
+	{
+		orphans = get_array(r, sizeof(IsoEdnOrphan), (uint64) hd.n_orphans);
+		joined = iso_edn_split_joinable(stats, stop->pending, stop->n_pending, &hd.stats,
+										orphans, hd.n_orphans);
+	}
 	if (joined)
 	{
-		old = MemoryContextSwitchTo(head_cxt);
-		joined = iso_edn_history_join(head, stats, stop->pending, stop->n_pending,
-									  &tail, &tail_stats);
-		MemoryContextSwitchTo(old);
+		IsoStrTab	keys;
+		IsoStrTab	values;
+		IsoHistoryAppend a;
+		uint32		base_txn = head->h.n_txns;
+
+		get_strtab(r, &keys, hd.n_keys, hd.key_bytes);
+		get_strtab(r, &values, hd.n_values, hd.value_bytes);
+		MemoryContextSwitchTo(head_cxt);
+		iso_history_end_input(&head->h);
+		iso_history_append_begin(&a, &head->h, &keys, &values, hd.n_txns, hd.n_ops, hd.n_elems);
+		MemoryContextSwitchTo(tail_cxt);
+		append_part(r, &a, PART_TXNS, hd.n_txns);
+		append_part(r, &a, PART_OPS, hd.n_ops);
+		append_part(r, &a, PART_ELEMS, hd.n_elems);
+		iso_history_append_end(&a);
+		iso_edn_history_joined(head, stats, stop->pending, stop->n_pending, orphans,
+							   hd.n_orphans, base_txn, hd.in_order, hd.last_txn_id, &hd.stats);
 	}
+	MemoryContextSwitchTo(old);
+	iso_edn_worker_end(&r->w);
 	MemoryContextDelete(tail_cxt);
 	if (stop->pending)
 		pfree(stop->pending);
