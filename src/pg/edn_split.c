@@ -1,8 +1,9 @@
 /*
  * edn_split.c
- *	  A history file checked in memory (iso_levels_jepsen_file) parsed in
- *	  two parts at once: the backend the first half, a parallel worker the
- *	  second, each into a history of its own; the two are then joined.
+ *	  A history file or text checked in memory (iso_levels_jepsen_file,
+ *	  iso_levels_jepsen) parsed in two parts at once: the backend the first
+ *	  half, a parallel worker the second, each into a history of its own;
+ *	  the two are then joined.
  *
  * Reading a history file is most of an in-memory check: at 1M list-append
  * transactions, 2.05 s of parse and history of 3.1 s, and the parse has no
@@ -27,10 +28,13 @@
  * Anything else makes the split give up, and the caller parses the whole
  * file, so that errors, their messages and their positions are those of
  * one parse.  The worker's part is read quietly (an error of the EDN there
- * is only a reason to give up); the backend's part raises its errors, as
- * one parse would at the same bytes.  Where the cut is no record boundary
- * after all (a "\n{" inside a string), the backend's part does not end
- * between records and the split gives up.
+ * is only a reason to give up); the backend's part of a file raises its
+ * errors, as one parse would at the same bytes (a text's part gives up
+ * quietly too: one parse of a whole text reports its errors its own way).
+ * Where the cut is no record boundary after all (a "\n{" inside a
+ * string), the backend's part does not end between records and the split
+ * gives up.  A text's second half goes to the worker through a second
+ * queue, a block at a time, between the blocks the backend parses.
  *
  * The worker's history comes back through a shared memory queue, in
  * messages of up to MESSAGE_BYTES: a header (its stats, counts and order)
@@ -41,7 +45,7 @@
  * time as they arrive (iso_history_append_*: keys and values renumbered).
  * Worker and backend run the same binary, so the arrays travel as they are.
  *
- * A worker is used for files of SPLIT_MIN_BYTES or more, when one may start
+ * A worker is used for files and texts of SPLIT_MIN_BYTES or more, when one may start
  * (iso_edn_worker_possible: max_parallel_workers_per_gather above 0, a
  * worker free, not in a serializable transaction).
  */
@@ -64,7 +68,6 @@
 #include "isograph.h"
 
 PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
-
 
 /* The smallest file split: below it, a worker's start is not worth it. */
 #define SPLIT_MIN_BYTES		((off_t) 16 * 1024 * 1024)
