@@ -352,7 +352,7 @@ fi
 # copies the first rows of the same file into the same history, and gets
 # exactly them.  (The input trigger keeps per-statement state between rows.)
 cols="txn_id, process, status, invoke_time, complete_time, pos, op, key, value, read_value, read_list"
-q -c "\copy (SELECT $cols FROM iso_event_load WHERE history_id = $big ORDER BY txn_id, pos) TO '$WORK/big.csv' WITH (FORMAT csv)"
+q -c "\copy (SELECT $cols FROM iso_event WHERE history_id = $big ORDER BY txn_id, pos) TO '$WORK/big.csv' WITH (FORMAT csv)"
 head -n 5 "$WORK/big.csv" >"$WORK/big-head.csv"
 chmod 644 "$WORK"/big*.csv
 t0=$(now_ms)
