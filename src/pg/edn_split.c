@@ -25,7 +25,9 @@
  *   (iso_infer, the txn_id order), and the caller then parses the whole
  *   file, whose parse names them as always (build.c).
  *
- * Anything else makes the split give up, and the caller parses the whole
+ * An input whose first records have no :time or no :index is not split
+ * at all (first_records_join): its halves could never join, and it would
+ * be read twice.  Anything else makes the split give up, and the caller parses the whole
  * file, so that errors, their messages and their positions are those of
  * one parse.  The worker's part is read quietly (an error of the EDN there
  * is only a reason to give up); the backend's part of a file raises its
@@ -71,7 +73,8 @@ PGDLLEXPORT void iso_edn_split_worker(dsm_segment *seg, shm_toc *toc);
 
 /* The smallest file split: below it, a worker's start is not worth it. */
 #define SPLIT_MIN_BYTES		((off_t) 16 * 1024 * 1024)
-/* How far after the middle a record boundary is looked for. */
+/* How far after the middle a record boundary is looked for, and how much
+ * of the start is read for its first records (first_records_join). */
 #define CUT_WINDOW			((size_t) 1024 * 1024)
 #define QUEUE_BYTES			((Size) 8 * 1024 * 1024)
 #define MESSAGE_BYTES		((Size) 1024 * 1024)
@@ -221,30 +224,80 @@ iso_edn_split_worker(dsm_segment *seg, shm_toc *toc)
  * --------------------------------------------------------------------- */
 
 /*
- * A record boundary near the middle of the file (a newline followed by
- * '{' or '#', as Jepsen writes one record a line), or -1.  The backend's
- * parse proves it one (edn_stream_stop).
+ * The first record boundary in buf[0..n) (a newline followed by '{' or
+ * '#': Jepsen writes a record a line), as an offset of the input buf
+ * begins at offset at of; -1 if none.
  */
 static off_t
-choose_cut(const char *path, off_t size)
+record_boundary(const char *buf, size_t n, off_t at)
+{
+	size_t		i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (buf[i] == '\n' && (buf[i + 1] == '{' || buf[i + 1] == '#'))
+			return at + (off_t) (i + 1);
+	return -1;
+}
+
+static bool
+ignore_txn(const EdnTxn *txn, void *arg)
+{
+	return true;
+}
+
+/*
+ * Whether the first records of an input (text[0..len): its start) allow a
+ * split: transactions without :time (the record order is then the clock)
+ * or without :index (their ids are then positions) never join, and such an
+ * input would be read twice.  A parse error is left to one parse.
+ */
+static bool
+first_records_join(const char *text, size_t len, IsoWorkload expected)
+{
+	EdnStats	stats;
+	IsoParseError err;
+	EdnStream  *stream = edn_stream_begin(expected, ignore_txn, NULL, &stats, &err);
+	EdnPending *pending = NULL;
+	int32		n_pending;
+	size_t		used;
+	bool		ok;
+
+	while (len > 0 && text[len - 1] != '\n')
+		len--;
+	ok = edn_stream_text(stream, text, len, &used) &&
+		edn_stream_stop(stream, &pending, &n_pending) &&
+		stats.time_source != ISO_TIME_RECORD_ORDER && stats.unindexed == 0;
+	edn_stream_free(stream);
+	if (pending)
+		pfree(pending);
+	if (!ok)
+		elog(DEBUG1, "isograph: history read in one part: its first records have no :time or :index, or do not parse");
+	return ok;
+}
+
+/*
+ * Where to cut a file of size bytes: the first record boundary after its
+ * middle, or -1 (also when its first records say the halves will not
+ * join).  The backend's parse proves the cut a boundary (edn_stream_stop).
+ */
+static off_t
+choose_cut(const char *path, off_t size, IsoWorkload expected)
 {
 	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
 	char	   *buf;
 	ssize_t		n;
-	off_t		mid = size / 2;
 	off_t		cut = -1;
-	ssize_t		i;
 
 	if (fd < 0)
 		return -1;
 	buf = palloc(CUT_WINDOW);
-	n = pg_pread(fd, buf, CUT_WINDOW, mid);
-	for (i = 0; i + 1 < n; i++)
-		if (buf[i] == '\n' && (buf[i + 1] == '{' || buf[i + 1] == '#'))
-		{
-			cut = mid + i + 1;
-			break;
-		}
+	n = pg_pread(fd, buf, CUT_WINDOW, 0);
+	if (n > 0 && first_records_join(buf, (size_t) n, expected))
+	{
+		n = pg_pread(fd, buf, CUT_WINDOW, size / 2);
+		if (n > 0)
+			cut = record_boundary(buf, (size_t) n, size / 2);
+	}
 	pfree(buf);
 	CloseTransientFile(fd);
 	return cut;
@@ -461,7 +514,7 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 	/* a small file, or one that cannot be read: one parse (and its errors) */
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SPLIT_MIN_BYTES)
 		return false;
-	cut = choose_cut(path, st.st_size);
+	cut = choose_cut(path, st.st_size, expected);
 	if (cut < 0)
 		return false;
 	if (!launch_worker(&r, path, cut, expected, false))
@@ -481,17 +534,13 @@ iso_edn_read_file_split(const char *path, IsoWorkload expected,
 	return join_tail(&r, head, head_cxt, stats, &stop, "file", cut);
 }
 
-/* A record boundary near the middle of text (as choose_cut), or -1. */
+/* The same for a text. */
 static off_t
-choose_text_cut(const char *text, size_t len)
+choose_text_cut(const char *text, size_t len, IsoWorkload expected)
 {
-	size_t		i;
-	size_t		end = Min(len, len / 2 + CUT_WINDOW);
-
-	for (i = len / 2; i + 1 < end; i++)
-		if (text[i] == '\n' && (text[i + 1] == '{' || text[i + 1] == '#'))
-			return (off_t) (i + 1);
-	return -1;
+	if (!first_records_join(text, Min(len, CUT_WINDOW), expected))
+		return -1;
+	return record_boundary(text + len / 2, Min(len - len / 2, CUT_WINDOW), (off_t) (len / 2));
 }
 
 /*
@@ -538,7 +587,7 @@ iso_edn_parse_text_split(const char *text, size_t len, IsoWorkload expected,
 
 	if (!iso_edn_worker_possible() || len < (size_t) SPLIT_MIN_BYTES)
 		return false;
-	cut = choose_text_cut(text, len);
+	cut = choose_text_cut(text, len, expected);
 	if (cut < 0)
 		return false;
 	if (!launch_worker(&r, "", cut, expected, true))

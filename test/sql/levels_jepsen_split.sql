@@ -7,7 +7,8 @@
 -- invocations wait across the cut, with a G1c cycle in the second half; a
 -- value written in both halves and a transaction id in both (errors only
 -- one parse names); an invocation that nothing after the cut completes
--- (the parts cannot join); errors in either half.  Also: a reader that is
+-- (the parts cannot join); errors in either half; records without :time
+-- (not split at all).  Also: a reader that is
 -- not a superuser, and isograph.max_memory in the worker.
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
@@ -94,6 +95,12 @@ INSERT INTO file_cases SELECT 'bad bytes in the second half',
 INSERT INTO file_cases SELECT 'a bad record in the first half, bad bytes in the second',
   convert_to(E'{:type :ok, :value [[:append 1 @]]}\n' || edn, 'UTF8') ||
   '\x7b3a74797065203a6f6b2c203a76616c7565205b5b3a7720ff20315d5d7d0a'::bytea FROM history;
+-- records without :time (the record order is the clock, positions that
+-- the halves cannot share): seen in the first records, not split at all
+-- (50,000 groups: still over 16 MB without them)
+INSERT INTO file_cases SELECT 'no :time',
+  convert_to(regexp_replace(pg_temp.groups(50000), ', :time [0-9]+', '', 'g'), 'UTF8');
+SELECT octet_length(content) >= 16 * 1024 * 1024 AS over_16_mb FROM file_cases WHERE name = 'no :time';
 CREATE TEMP TABLE file_outcomes (name text, split text, whole text);
 CREATE FUNCTION pg_temp.check_file_cases(whole boolean) RETURNS void
 LANGUAGE plpgsql AS $$
