@@ -28,11 +28,12 @@
  * pages, when the kernel leaves that to the program (its THP mode
  * "madvise").  There a first touch of each 4 kB page, the kernel zeroing
  * it, was half of the inference's time; with 2 MB pages the check of a
- * 10M file took 35 s instead of 38-40 s.  Smaller arrays keep 4 kB pages:
- * at 1M transactions (arrays up to 384 MB) huge pages from 32 MB up made
- * the check slower, 3.06 s against 2.64 s (docs/performance.md).  The
- * advice covers the whole 2 MB pages inside the block, and goes with it
- * when it is freed (such blocks are mmap'd by malloc).
+ * 10M file took 35-38 s instead of 38-45 s (alternating runs).  Smaller
+ * arrays keep 4 kB pages: at 1M transactions (arrays up to 384 MB) huge
+ * pages from 32 MB up made the check slower, 3.06 s against 2.64 s
+ * (docs/performance.md).  The advice covers the whole 2 MB pages inside
+ * the block, and goes with it when it is freed (such blocks are mmap'd by
+ * malloc).
  */
 #define HUGE_PAGE_MIN_BYTES		((size_t) 1 << 30)
 #define HUGE_PAGE_BYTES			((uintptr_t) 2 << 20)
