@@ -160,7 +160,21 @@ typedef struct IsoChunkWriter
 	IsoChunkLists lists;		/* each key's last read_list in buf */
 } IsoChunkWriter;
 
+/*
+ * What a chunk's row records besides its data: the writer's counts and keys
+ * for a chunk packed in one process and written by another (edn_parallel.c).
+ */
+typedef struct IsoChunkMeta
+{
+	uint32		nrows;
+	bool		ordered;
+	IsoEventKey first;
+	IsoEventKey last;
+} IsoChunkMeta;
+
 extern void iso_chunk_writer_init(IsoChunkWriter *w, int encoding);
+/* the chunk's counts and keys, as iso_chunk_writer_data its bytes */
+extern void iso_chunk_writer_meta(const IsoChunkWriter *w, IsoChunkMeta *meta);
 extern void iso_chunk_writer_add(IsoChunkWriter *w, const IsoEventRow *row);
 /* whether the chunk has reached ISO_CHUNK_MAX_ROWS or ISO_CHUNK_MAX_BYTES */
 extern bool iso_chunk_writer_full(const IsoChunkWriter *w);

@@ -415,20 +415,6 @@ memo_reserve(IsoHistory *h, IsoListMemo *m, uint32 n, uint32 nbytes)
 	}
 }
 
-/* Whether n bytes at a and b are equal (inline for the short texts of lists). */
-static inline bool
-same_bytes(const char *a, const char *b, int32 n)
-{
-	int32		i;
-
-	if (n > 16)
-		return memcmp(a, b, n) == 0;
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
 /* The memo of key k, made (empty) if it is new. */
 static IsoListMemo *
 memo_of_key(IsoHistory *h, uint32 k)
@@ -488,7 +474,7 @@ memo_remember(IsoHistory *h, IsoListMemo *m, const IsoSlice *elems, uint32 from,
 	offs[0] = 0;
 	for (i = from; i < n; i++)
 	{
-		memcpy(bytes + off, elems[i].ptr, elems[i].len);
+		iso_copy_bytes(bytes + off, elems[i].ptr, elems[i].len);
 		off += elems[i].len;
 		offs[i + 1] = off;
 	}
@@ -559,7 +545,7 @@ iso_history_add_list_kept(IsoHistory *h, int32 pos, IsoSlice key,
 
 		while (same < m->n && same < (uint32) n &&
 			   (uint32) elems[same].len == offs[same + 1] - offs[same] &&
-			   same_bytes(elems[same].ptr, bytes + offs[same], elems[same].len))
+			   iso_same_bytes(elems[same].ptr, bytes + offs[same], elems[same].len))
 			same++;
 	}
 	/* equal elements, equal lengths */

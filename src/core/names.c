@@ -17,9 +17,19 @@ lookup(const char *const *names, int n, const char *s, size_t len)
 {
 	int			i;
 
+	/* a byte loop, not strncmp: COPY looks up every row's op and status */
 	for (i = 0; i < n; i++)
-		if (names[i] != NULL && strncmp(names[i], s, len) == 0 && names[i][len] == '\0')
+	{
+		const char *name = names[i];
+		size_t		j = 0;
+
+		if (name == NULL)
+			continue;
+		while (j < len && name[j] != '\0' && name[j] == s[j])
+			j++;
+		if (j == len && name[len] == '\0')
 			return i;
+	}
 	return -1;
 }
 

@@ -35,4 +35,37 @@ iso_hash_text(const char *s, int32 len)
 	return (uint32) (h ^ (h >> 32));
 }
 
+/*
+ * Whether n bytes at a and b are equal, and a copy of n bytes: inline for
+ * the short texts of keys and list elements (one or two bytes in most
+ * histories), where a call of memcmp or memcpy per element costs more
+ * than the bytes (docs/performance.md).
+ */
+static inline bool
+iso_same_bytes(const char *a, const char *b, int32 n)
+{
+	int32		i;
+
+	if (n > 16)
+		return memcmp(a, b, (size_t) n) == 0;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static inline void
+iso_copy_bytes(char *dst, const char *src, int32 n)
+{
+	int32		i;
+
+	if (n > 16)
+	{
+		memcpy(dst, src, (size_t) n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 #endif							/* ISOGRAPH_TEXT_H */

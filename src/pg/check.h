@@ -31,6 +31,8 @@ typedef struct IsoBuild
 } IsoBuild;
 
 /* history_read.c */
+extern void iso_history_add_packed(IsoHistory *h, const uint8 *data, size_t len,
+								   int64 *last_txn, MemoryContext build_cxt);
 extern void iso_read_history(int64 history_id, IsoWorkload workload, IsoHistory *h,
 							 MemoryContext build_cxt);
 extern bool iso_read_version_log(int64 history_id, const IsoHistory *h,

@@ -14,6 +14,16 @@
  * EdnTxn and gives it to the callback the serial load uses, in the same
  * order.  So the rows stored are the serial load's, byte for byte.
  *
+ * A stored load of packed events (0.5.0) asks for chunks instead: the
+ * worker packs the transactions' events with the event store's own writer
+ * (event_chunk.c) and sends each chunk when it is full, where the serial
+ * load's store would write it; the leader writes the chunk
+ * (iso_event_store_add_chunk) and adds its events to the image's history
+ * as a check reads a stored chunk (iso_history_add_packed).  Packing the
+ * events, encoding the transactions for the queue and decoding them were
+ * half of the leader's time, the side that bounded the load
+ * (docs/performance.md); a chunk is also a tenth of their bytes.
+ *
  * The worker is PostgreSQL's own parallel machinery (access/parallel.h):
  * it runs as the calling role, in the same database, with the same
  * settings; an error it raises (a parse error, an unreadable file) is
@@ -48,6 +58,8 @@
  *	  and each op: kind (uint8), list_len (int32), key, value, read_value
  *	  and list_len elements, each a text: length + 1 as a varint (0 = no
  *	  text), then its bytes.
+ * A chunk, instead of the batches when the leader asks for chunks: 'C',
+ * its IsoChunkMeta, its bytes.
  * The last message: 'S', the parser's EdnStats and whether the EDN held
  * more than white space.
  */
@@ -58,6 +70,7 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "storage/proc.h"
@@ -67,7 +80,9 @@
 #include "utils/snapmgr.h"
 #include "utils/wait_event.h"
 
+#include "event_chunk.h"
 #include "isograph.h"
+#include "text.h"
 
 PGDLLEXPORT void iso_edn_file_worker(dsm_segment *seg, shm_toc *toc);
 
@@ -89,6 +104,7 @@ typedef struct EdnFileShared
 {
 	IsoWorkload expected;
 	bool		from_text;		/* the text's queue, not a file at path */
+	bool		pack_events;	/* send the events' chunks, not the transactions */
 	char		path[FLEXIBLE_ARRAY_MEMBER];
 } EdnFileShared;
 
@@ -100,6 +116,7 @@ typedef struct Sender
 {
 	shm_mq_handle *mqh;
 	StringInfoData batch;
+	IsoChunkWriter *chunk;		/* the events packed here (no batches), or NULL */
 } Sender;
 
 static void
@@ -146,8 +163,52 @@ put_slice(char *w, IsoSlice s)
 	if (s.ptr == NULL)
 		return put_varint(w, 0);
 	w = put_varint(w, (uint32) s.len + 1);
-	memcpy(w, s.ptr, s.len);
+	iso_copy_bytes(w, s.ptr, s.len);
 	return w + s.len;
+}
+
+/* The chunk packed so far, as one message, if it has rows. */
+static void
+send_chunk(Sender *s)
+{
+	IsoChunkMeta meta;
+	shm_mq_iovec iov[3];
+	const uint8 *data;
+	size_t		len;
+	char		tag = 'C';
+
+	if (s->chunk->nrows == 0)
+		return;
+	data = iso_chunk_writer_data(s->chunk, &len);
+	iso_chunk_writer_meta(s->chunk, &meta);
+	iov[0].data = &tag;
+	iov[0].len = 1;
+	iov[1].data = (const char *) &meta;
+	iov[1].len = sizeof(meta);
+	iov[2].data = (const char *) data;
+	iov[2].len = len;
+	if (shm_mq_sendv(s->mqh, iov, 3, false, true) != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("the backend stopped reading the history's transactions")));
+	iso_chunk_writer_reset(s->chunk);
+}
+
+/* The events of txn into the chunk, sent each time it is full. */
+static void
+pack_txn(Sender *s, const EdnTxn *txn)
+{
+	int32		i;
+
+	for (i = 0; i < txn->n_ops; i++)
+	{
+		IsoEventRow row;
+
+		iso_event_of_txn(txn, i, &row);
+		iso_chunk_writer_add(s->chunk, &row);
+		if (iso_chunk_writer_full(s->chunk))
+			send_chunk(s);
+	}
 }
 
 /* The worker's EdnTxnCallback: txn into the batch, sent once it is full. */
@@ -161,6 +222,11 @@ send_txn(const EdnTxn *txn, void *arg)
 	char	   *w;
 	int32		i;
 
+	if (s->chunk != NULL)
+	{
+		pack_txn(s, txn);
+		return true;
+	}
 	w = reserve(b, 1 + sizeof(head) + 2 + sizeof(n_ops));
 	if (b->len == 0)
 		*w++ = 'T';
@@ -233,6 +299,12 @@ iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 
 	s.mqh = iso_edn_worker_queue(seg, toc);
 	initStringInfo(&s.batch);
+	s.chunk = NULL;
+	if (shared->pack_events)
+	{
+		s.chunk = palloc(sizeof(IsoChunkWriter));
+		iso_chunk_writer_init(s.chunk, GetDatabaseEncoding());
+	}
 
 	stream = edn_stream_begin(shared->expected, send_txn, &s, &stats, &err);
 	if (shared->from_text)
@@ -242,6 +314,8 @@ iso_edn_file_worker(dsm_segment *seg, shm_toc *toc)
 	edn_stream_free(stream);
 	if (s.batch.len > 0)
 		send_message(&s);
+	if (s.chunk != NULL)
+		send_chunk(&s);
 
 	appendStringInfoChar(&s.batch, 'S');
 	appendBinaryStringInfo(&s.batch, (const char *) &stats, sizeof(stats));
@@ -393,7 +467,8 @@ get_txn(Receiver *r, EdnTxn *txn)
 typedef IsoEdnWorker Reader;
 
 static bool
-launch_reader(Reader *rd, const char *path, bool from_text, IsoWorkload expected)
+launch_reader(Reader *rd, const char *path, bool from_text, IsoWorkload expected,
+			  bool pack_events)
 {
 	Size		size = add_size(offsetof(EdnFileShared, path), strlen(path) + 1);
 	EdnFileShared *shared = palloc(size);
@@ -401,6 +476,7 @@ launch_reader(Reader *rd, const char *path, bool from_text, IsoWorkload expected
 
 	shared->expected = expected;
 	shared->from_text = from_text;
+	shared->pack_events = pack_events;
 	strcpy(shared->path, path);
 	ok = iso_edn_worker_launch(rd, "iso_edn_file_worker", shared, size, QUEUE_BYTES,
 							   from_text ? TEXT_QUEUE_BYTES : 0);
@@ -424,8 +500,8 @@ worker_stopped(Reader *rd)
  * way round.
  */
 static void
-run_reader(Reader *rd, const char *text, size_t len,
-		   EdnTxnCallback callback, void *arg, EdnStats *stats, bool *saw_text)
+run_reader(Reader *rd, const char *text, size_t len, EdnTxnCallback callback,
+		   IsoPackedChunkCallback chunk_callback, void *arg, EdnStats *stats, bool *saw_text)
 {
 	Receiver	r;
 	size_t		sent = 0;
@@ -472,6 +548,8 @@ run_reader(Reader *rd, const char *text, size_t len,
 			switch (*(const char *) data)
 			{
 				case 'T':
+					if (chunk_callback != NULL)
+						bad_message();
 					while (r.p < r.end)
 					{
 						EdnTxn		txn;
@@ -479,6 +557,16 @@ run_reader(Reader *rd, const char *text, size_t len,
 						get_txn(&r, &txn);
 						/* the load's callback never stops the parse */
 						(void) callback(&txn, arg);
+					}
+					break;
+				case 'C':
+					{
+						IsoChunkMeta meta;
+
+						get_bytes(&r, &meta, sizeof(meta));
+						if (chunk_callback == NULL || r.end - r.p < ISO_CHUNK_HEADER_SIZE)
+							bad_message();
+						chunk_callback(&meta, (const uint8 *) r.p, (size_t) (r.end - r.p), arg);
 					}
 					break;
 				case 'S':
@@ -609,8 +697,8 @@ iso_edn_worker_queue(dsm_segment *seg, shm_toc *toc)
 
 bool
 iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
-						   EdnTxnCallback callback, void *arg, EdnStats *stats,
-						   bool *saw_text)
+						   EdnTxnCallback callback, IsoPackedChunkCallback chunk_callback,
+						   void *arg, EdnStats *stats, bool *saw_text)
 {
 	Reader		rd;
 	struct stat st;
@@ -623,23 +711,24 @@ iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
 		st.st_size < (off_t) EDN_PARALLEL_MIN_BYTES)
 		return false;
-	if (!launch_reader(&rd, path, false, expected))
+	if (!launch_reader(&rd, path, false, expected, chunk_callback != NULL))
 		return false;
-	run_reader(&rd, NULL, 0, callback, arg, stats, saw_text);
+	run_reader(&rd, NULL, 0, callback, chunk_callback, arg, stats, saw_text);
 	return true;
 }
 
 bool
 iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
-						   EdnTxnCallback callback, void *arg, EdnStats *stats)
+						   EdnTxnCallback callback, IsoPackedChunkCallback chunk_callback,
+						   void *arg, EdnStats *stats)
 {
 	Reader		rd;
 	bool		saw_text;
 
 	if (!iso_edn_worker_possible() || len < EDN_PARALLEL_MIN_BYTES)
 		return false;
-	if (!launch_reader(&rd, "", true, expected))
+	if (!launch_reader(&rd, "", true, expected, chunk_callback != NULL))
 		return false;
-	run_reader(&rd, text, len, callback, arg, stats, &saw_text);
+	run_reader(&rd, text, len, callback, chunk_callback, arg, stats, &saw_text);
 	return true;
 }

@@ -167,31 +167,27 @@ history_entry(IsoEventStore *st, int64 history_id)
 	return e;
 }
 
-/* Write the packed rows of e as its next chunk. */
+/* Write data, a chunk described by meta, as e's next chunk. */
 static void
-flush_chunk(IsoEventStore *st, HistoryEntry *e)
+write_chunk(IsoEventStore *st, HistoryEntry *e, const IsoChunkMeta *meta,
+			const uint8 *data, size_t len)
 {
 	Datum		values[CHUNK_NATTS];
 	bool		nulls[CHUNK_NATTS];
-	const uint8 *data;
-	size_t		len;
 	bytea	   *b;
 
-	if (e->cw.nrows == 0)
-		return;
 	open_writer(st);
-	data = iso_chunk_writer_data(&e->cw, &len);
 	b = palloc(VARHDRSZ + len);
 	SET_VARSIZE(b, VARHDRSZ + len);
 	memcpy(VARDATA(b), data, len);
 	memset(nulls, 0, sizeof(nulls));
 	values[CHUNK_HISTORY_ID - 1] = Int64GetDatum(e->history_id);
 	values[CHUNK_CHUNK - 1] = Int32GetDatum(e->next_chunk);
-	values[CHUNK_NROWS - 1] = Int32GetDatum((int32) e->cw.nrows);
-	values[CHUNK_FIRST_TXN - 1] = Int64GetDatum(e->cw.first.txn_id);
-	values[CHUNK_FIRST_POS - 1] = Int32GetDatum(e->cw.first.pos);
-	values[CHUNK_LAST_TXN - 1] = Int64GetDatum(e->cw.last.txn_id);
-	values[CHUNK_LAST_POS - 1] = Int32GetDatum(e->cw.last.pos);
+	values[CHUNK_NROWS - 1] = Int32GetDatum((int32) meta->nrows);
+	values[CHUNK_FIRST_TXN - 1] = Int64GetDatum(meta->first.txn_id);
+	values[CHUNK_FIRST_POS - 1] = Int32GetDatum(meta->first.pos);
+	values[CHUNK_LAST_TXN - 1] = Int64GetDatum(meta->last.txn_id);
+	values[CHUNK_LAST_POS - 1] = Int32GetDatum(meta->last.pos);
 	values[CHUNK_DATA - 1] = PointerGetDatum(b);
 	iso_writer_put(&st->writer, values, nulls);
 	pfree(b);
@@ -200,6 +196,21 @@ flush_chunk(IsoEventStore *st, HistoryEntry *e)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("history %lld has too many chunks of events", (long long) e->history_id)));
 	e->next_chunk++;
+}
+
+/* Write the packed rows of e as its next chunk. */
+static void
+flush_chunk(IsoEventStore *st, HistoryEntry *e)
+{
+	IsoChunkMeta meta;
+	const uint8 *data;
+	size_t		len;
+
+	if (e->cw.nrows == 0)
+		return;
+	data = iso_chunk_writer_data(&e->cw, &len);
+	iso_chunk_writer_meta(&e->cw, &meta);
+	write_chunk(st, e, &meta, data, len);
 	iso_chunk_writer_reset(&e->cw);
 }
 
@@ -232,6 +243,31 @@ iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)
 		flush_chunk(st, e);
 		MemoryContextSwitchTo(old);
 	}
+}
+
+/*
+ * A chunk of history_id's rows packed by another process with the same
+ * writer (a parallel worker parsing the history, edn_parallel.c): written
+ * as the history's next chunk, its keys checked against the rows before it
+ * as iso_event_store_add checks each row's.
+ */
+void
+iso_event_store_add_chunk(IsoEventStore *st, int64 history_id, const IsoChunkMeta *meta,
+						  const uint8 *data, size_t len)
+{
+	HistoryEntry *e = history_entry(st, history_id);
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+	flush_chunk(st, e);			/* rows added here come first */
+	if (meta->nrows > 0)
+	{
+		if (!meta->ordered || (e->any && iso_event_key_cmp(meta->first, e->last) <= 0))
+			e->unordered = true;
+		e->last = meta->last;
+		e->any = true;
+		write_chunk(st, e, meta, data, len);
+	}
+	MemoryContextSwitchTo(old);
 }
 
 /*

@@ -117,15 +117,17 @@ row_from_datums(const Datum *d, const bool *isnull, IsoEventRow *row)
 	}
 }
 
-/* Add one event to the history, allocating h's arrays in build_cxt. */
+/*
+ * Add one event whose kind fits the history's workload, allocating h's
+ * arrays in build_cxt.
+ */
 static void
-add_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext build_cxt)
+append_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext build_cxt)
 {
 	MemoryContext old;
 	IsoSlice	nil = {NULL, 0};
 	IsoSlice	value;
 
-	check_event_kind(h->workload, row);
 	value = nil;
 	if (row->op != ISO_OP_READ)
 		value = row->value;
@@ -161,6 +163,42 @@ add_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext 
 	else
 		iso_history_add_op(h, row->op, row->pos, row->key, value, NULL, -1);
 	MemoryContextSwitchTo(old);
+}
+
+/* Add one stored event to the history, checked against its workload. */
+static void
+add_event(IsoHistory *h, const IsoEventRow *row, int64 *last_txn, MemoryContext build_cxt)
+{
+	check_event_kind(h->workload, row);
+	append_event(h, row, last_txn, build_cxt);
+}
+
+/*
+ * Add the events of one packed chunk (the bytes of iso_chunk_writer_data)
+ * to h, as a check adds those of a stored chunk, without the chunk being
+ * read back: a stored load builds its image from the chunks its parallel
+ * worker packed (load.c).  The chunk's events continue h's transactions in
+ * order, or h's caller sorts them; the parser has checked their kinds.
+ */
+void
+iso_history_add_packed(IsoHistory *h, const uint8 *data, size_t len, int64 *last_txn,
+					   MemoryContext build_cxt)
+{
+	IsoChunkReader reader;
+	const IsoEventRow *row;
+	uint64		n = 0;
+
+	if (!iso_chunk_reader_init(&reader, data, len))
+		elog(ERROR, "isograph: a chunk packed by the parallel worker is damaged: %s", reader.error);
+	reader.skip_kept = true;	/* iso_history_add_list_kept reads no more */
+	while ((row = iso_event_chunk_next(&reader, "a chunk packed by the parallel worker")) != NULL)
+	{
+		append_event(h, row, last_txn, build_cxt);
+		if (++n % FETCH_BATCH == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	iso_check_memory(build_cxt);
+	iso_chunk_reader_free(&reader);
 }
 
 /*

@@ -127,6 +127,7 @@ extern void iso_writer_close(IsoTableWriter *writer);
  */
 struct IsoEventRow;
 struct IsoChunkReader;
+struct IsoChunkMeta;
 typedef struct IsoEventStore IsoEventStore;
 extern bool iso_events_packed(void);
 /* Rows written into the table iso_event_load (event_input.c, for load_am.c). */
@@ -135,6 +136,9 @@ extern void iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);
+extern void iso_event_store_add_chunk(IsoEventStore *st, int64 history_id,
+									  const struct IsoChunkMeta *meta,
+									  const uint8 *data, size_t len);
 extern void iso_event_store_prepare(IsoEventStore *st, int64 history_id);
 extern void iso_event_store_delete(IsoEventStore *st, int64 history_id,
 								   int64 txn_id, int32 pos);
@@ -145,8 +149,12 @@ extern const struct IsoEventRow *iso_event_chunk_next(struct IsoChunkReader *r, 
 static inline IsoSlice
 iso_datum_slice(Datum d)
 {
-	text	   *t = DatumGetTextPP(d);
+	text	   *t = (text *) DatumGetPointer(d);
 	IsoSlice	s;
+
+	/* DatumGetTextPP's test, inline: most datums need no detoasting */
+	if (VARATT_IS_COMPRESSED(t) || VARATT_IS_EXTERNAL(t))
+		t = DatumGetTextPP(d);
 
 	s.ptr = VARDATA_ANY(t);
 	s.len = VARSIZE_ANY_EXHDR(t);
@@ -263,10 +271,19 @@ extern void iso_check_read_server_files(void);
 /*
  * The same read by a parallel worker while callback(txn, arg) runs in the
  * caller (edn_parallel.c); false, having read nothing, when no worker can.
+ * With a chunk_callback, the worker packs the transactions' events itself
+ * (event_chunk.h) and sends them as chunks, each given to
+ * chunk_callback(meta, data, len, arg) where the serial load's store would
+ * write it, instead of the transactions: callback is then not called.
  */
+typedef void (*IsoPackedChunkCallback) (const struct IsoChunkMeta *meta, const uint8 *data,
+										size_t len, void *arg);
 extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
-									   EdnTxnCallback callback, void *arg,
+									   EdnTxnCallback callback,
+									   IsoPackedChunkCallback chunk_callback, void *arg,
 									   EdnStats *stats, bool *saw_text);
+/* Micro-op i of txn as an event to pack (load.c). */
+extern void iso_event_of_txn(const EdnTxn *txn, int i, struct IsoEventRow *row);
 /* Whether this backend may start a parallel worker now (edn_parallel.c). */
 extern bool iso_edn_worker_possible(void);
 
@@ -299,7 +316,8 @@ extern struct shm_mq_handle *iso_edn_worker_queue(struct dsm_segment *seg,
 												  struct shm_toc *toc);
 /* The same for an EDN text of the backend, sent to the worker in blocks. */
 extern bool iso_edn_read_text_parallel(const char *text, size_t len, IsoWorkload expected,
-									   EdnTxnCallback callback, void *arg,
+									   EdnTxnCallback callback,
+									   IsoPackedChunkCallback chunk_callback, void *arg,
 									   EdnStats *stats);
 extern struct IsoHistory *iso_history_from_edn_file(const char *path, IsoWorkload expected,
 													 MemoryContext cxt,

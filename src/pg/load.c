@@ -152,8 +152,8 @@ event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
 }
 
 /* Micro-op i of txn as an event to pack (0.5.0): no Datums at all. */
-static void
-event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
+void
+iso_event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
 {
 	const EdnOp *op = &txn->ops[i];
 
@@ -232,6 +232,10 @@ typedef struct LoadState
 	IsoTableWriter writer;		/* iso_load_jepsen, versions before 0.5.0 */
 	IsoEventStore *store;		/* iso_load_jepsen, 0.5.0: packed events */
 	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
+	/* the chunks a parallel worker packed (load_chunk_callback) */
+	bool		any_chunk;
+	IsoEventKey last_key;		/* of the last chunk */
+	int64		last_txn;		/* the history's last transaction */
 } LoadState;
 
 static bool
@@ -271,7 +275,7 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 		{
 			IsoEventRow row;
 
-			event_of_txn(txn, i, &row);
+			iso_event_of_txn(txn, i, &row);
 			iso_event_store_add(state->store, state->history_id, &row);
 			continue;
 		}
@@ -283,6 +287,37 @@ load_txn_callback(const EdnTxn *txn, void *arg)
 	if (state->history != NULL)
 		edn_history_add(state->history, txn);
 	return true;
+}
+
+/*
+ * A chunk of events the parallel worker packed (edn_parallel.c): stored as
+ * the serial load's store would have stored its rows, and its events added
+ * to the image's history as a check would read them back.  Transactions out
+ * of txn_id order are sorted at the end, as iso_edn_history_add's are.
+ */
+static void
+load_chunk_callback(const IsoChunkMeta *meta, const uint8 *data, size_t len, void *arg)
+{
+	LoadState  *state = arg;
+
+	CHECK_FOR_INTERRUPTS();
+	iso_event_store_add_chunk(state->store, state->history_id, meta, data, len);
+	if (state->history == NULL || meta->nrows == 0)
+		return;
+	if (!meta->ordered ||
+		(state->any_chunk && iso_event_key_cmp(meta->first, state->last_key) <= 0))
+		state->history->eh.in_order = false;
+	state->any_chunk = true;
+	state->last_key = meta->last;
+	iso_history_add_packed(&state->history->eh.h, data, len, &state->last_txn,
+						   state->history->cxt);
+}
+
+/* The chunk callback of a stored load: packed events only (0.5.0). */
+static IsoPackedChunkCallback
+load_chunk_callback_for(const LoadState *state)
+{
+	return state->store != NULL ? load_chunk_callback : NULL;
 }
 
 static void report_skipped(const EdnStats *stats);
@@ -578,7 +613,8 @@ iso_load_jepsen(PG_FUNCTION_ARGS)
 					  "iso_load_jepsen(name, edn, 'rw-register')");
 	jepsen_load_before_worker(&load);
 	if (!iso_edn_read_text_parallel(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn), expected,
-									load_txn_callback, &load.state, &load.stats) &&
+									load_txn_callback, load_chunk_callback_for(&load.state),
+									&load.state, &load.stats) &&
 		!edn_parse_history(VARDATA_ANY(edn), VARSIZE_ANY_EXHDR(edn),
 						   expected, load_txn_callback, &load.state,
 						   &load.stats, &load.err))
@@ -614,7 +650,8 @@ iso_load_jepsen_file(PG_FUNCTION_ARGS)
 	iso_check_read_server_files();
 	jepsen_load_begin(&load, name, expected, "iso_load_jepsen_file(name, path, 'rw-register')");
 	jepsen_load_before_worker(&load);
-	if (!iso_edn_read_file_parallel(path, expected, load_txn_callback, &load.state,
+	if (!iso_edn_read_file_parallel(path, expected, load_txn_callback,
+									load_chunk_callback_for(&load.state), &load.state,
 									&load.stats, &saw_text))
 	{
 		load.stream = edn_stream_begin(expected, load_txn_callback, &load.state,

@@ -22,8 +22,10 @@ BEGIN
 	PERFORM lo_unlink(o);
 END $$;
 
--- What a load stored: the history's row, its events and its verdicts, as
--- one text; or its error.
+-- What a load stored: the history's row, its events, a digest of its image
+-- (a parallel worker's load builds it from the chunks it packed, a serial
+-- load from the parsed transactions: the bytes must be the same) and its
+-- verdicts, as one text; or its error.
 CREATE FUNCTION pg_temp.loaded(load text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -38,6 +40,8 @@ BEGIN
 	                                             invoke_time, complete_time, pos, op, key, value, read_value, read_list),
 	                                      E'\n' ORDER BY txn_id, pos)
 	                               FROM iso_event WHERE history_id = h), '');
+	r := r || E'\n' || coalesce((SELECT md5(string_agg(md5(data), ',' ORDER BY section, part))
+	                               FROM iso_history_image WHERE history_id = h), 'no image');
 	r := r || E'\n' || (SELECT string_agg(format('%s %s %s', level, holds, violations), E'\n' ORDER BY level)
 	                      FROM iso_levels(h));
 	PERFORM iso_delete_history(h);
