@@ -14,7 +14,9 @@
 
 #include "cycle.h"
 #include "host.h"
+#include "image.h"
 #include "infer.h"
+#include "isograph.h"
 
 /* A stored history, read and built, with everything in one memory context. */
 typedef struct IsoBuild
@@ -41,6 +43,19 @@ extern bool iso_read_version_log(int64 history_id, const IsoHistory *h,
 /* image_store.c */
 extern void iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev,
 							bool replace);
+typedef struct IsoImageStream
+{
+	int64		history_id;
+	bool		open;			/* rows are being written */
+	bool		whole;			/* restarted: finish writes the whole image */
+	IsoTableWriter writer;
+	uint64		written[ISO_IMAGE_NSECTIONS];	/* bytes stored of each section */
+	uint32		crc[ISO_IMAGE_NSECTIONS];	/* CRC-32C of those bytes, so far */
+} IsoImageStream;
+extern void iso_image_stream_begin(IsoImageStream *st, int64 history_id);
+extern void iso_image_stream_progress(IsoImageStream *st, const IsoHistory *h);
+extern void iso_image_stream_restart(IsoImageStream *st);
+extern void iso_image_stream_finish(IsoImageStream *st, const IsoHistory *h);
 extern void iso_read_current_history(int64 history_id, IsoWorkload workload,
 									 IsoHistory *h, MemoryContext cxt);
 extern bool iso_image_save_on_read(int64 history_id, IsoWorkload workload,

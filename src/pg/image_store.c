@@ -211,6 +211,26 @@ drop_all_images(void)
 	SPI_finish();
 }
 
+/* Store len bytes of section s at off (a part's start) as its row. */
+static void
+put_part(IsoTableWriter *writer, int64 history_id, int s, uint64 off, const void *data,
+		 uint64 len)
+{
+	Datum		values[IMAGE_NATTS];
+	bool		nulls[IMAGE_NATTS] = {false};
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), data, len);
+	values[IMAGE_HISTORY_ID - 1] = Int64GetDatum(history_id);
+	values[IMAGE_SECTION - 1] = Int16GetDatum(s);
+	values[IMAGE_PART - 1] = Int32GetDatum((int32) (off / IMAGE_PART_BYTES));
+	values[IMAGE_DATA - 1] = PointerGetDatum(b);
+	iso_writer_put(writer, values, nulls);
+	pfree(b);
+	CHECK_FOR_INTERRUPTS();
+}
+
 /*
  * Store h as the image of history_id, replacing any older one.  h must have
  * been built from the history's events as they are in this transaction.
@@ -220,8 +240,6 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 {
 	IsoImageLayout layout;
 	IsoTableWriter writer;
-	Datum		values[IMAGE_NATTS];
-	bool		nulls[IMAGE_NATTS] = {false};
 	int			s;
 
 	if (!iso_table_exists(ISO_TABLE_IMAGE))
@@ -233,31 +251,117 @@ iso_image_write(int64 history_id, const IsoHistory *h, int64 events_rev, bool re
 	layout.header.events_rev = events_rev;
 	seal_header(&layout);
 	iso_writer_open(&writer, ISO_TABLE_IMAGE);
-	values[IMAGE_HISTORY_ID - 1] = Int64GetDatum(history_id);
 	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
 	{
-		uint64		off = 0;
-		int32		part = 0;
+		uint64		off;
 
 		/* an empty section has no rows; its size is in the header */
-		while (off < layout.bytes[s])
-		{
-			uint64		len = Min(layout.bytes[s] - off, IMAGE_PART_BYTES);
-			bytea	   *data = palloc(VARHDRSZ + len);
-
-			SET_VARSIZE(data, VARHDRSZ + len);
-			memcpy(VARDATA(data), (const char *) layout.ptr[s] + off, len);
-			values[IMAGE_SECTION - 1] = Int16GetDatum(s);
-			values[IMAGE_PART - 1] = Int32GetDatum(part);
-			values[IMAGE_DATA - 1] = PointerGetDatum(data);
-			iso_writer_put(&writer, values, nulls);
-			pfree(data);
-			off += len;
-			part++;
-			CHECK_FOR_INTERRUPTS();
-		}
+		for (off = 0; off < layout.bytes[s]; off += IMAGE_PART_BYTES)
+			put_part(&writer, history_id, s, off, (const char *) layout.ptr[s] + off,
+					 Min(layout.bytes[s] - off, IMAGE_PART_BYTES));
 	}
 	iso_writer_close(&writer);
+}
+
+/*
+ * The image of a new history written while the history is being built (a
+ * stored load, load.c): a section that only grows at its end -- the
+ * transactions but the last, whose count of micro-ops may still grow, and
+ * the micro-ops -- has its whole parts stored as they fill
+ * (iso_image_stream_progress), so that most of the image's compression
+ * and writing runs while the parallel worker still parses; the rest, and
+ * the header with the checksums, at the end (iso_image_stream_finish).
+ * The rows are those iso_image_write stores, written in another order.
+ */
+void
+iso_image_stream_begin(IsoImageStream *st, int64 history_id)
+{
+	int			s;
+
+	memset(st, 0, sizeof(*st));
+	st->history_id = history_id;
+	if (!iso_table_exists(ISO_TABLE_IMAGE))
+		return;					/* schema 0.1.0: no images */
+	forget_image_state();
+	st->open = true;
+	for (s = 0; s < ISO_IMAGE_NSECTIONS; s++)
+		INIT_CRC32C(st->crc[s]);
+	iso_writer_open(&st->writer, ISO_TABLE_IMAGE);
+}
+
+/* Store the parts of section s in [written, upto), whole parts unless last. */
+static void
+stream_section(IsoImageStream *st, int s, const void *data, uint64 upto, bool last)
+{
+	while (st->written[s] < upto &&
+		   (last || upto - st->written[s] >= IMAGE_PART_BYTES))
+	{
+		uint64		off = st->written[s];
+		uint64		len = Min(upto - off, IMAGE_PART_BYTES);
+
+		COMP_CRC32C(st->crc[s], (const char *) data + off, len);
+		put_part(&st->writer, st->history_id, s, off, (const char *) data + off, len);
+		st->written[s] += len;
+	}
+}
+
+void
+iso_image_stream_progress(IsoImageStream *st, const IsoHistory *h)
+{
+	if (!st->open)
+		return;
+	stream_section(st, ISO_IMAGE_TXNS, h->txns,
+				   sizeof(IsoTxn) * (uint64) (h->n_txns > 0 ? h->n_txns - 1 : 0), false);
+	stream_section(st, ISO_IMAGE_OPS, h->ops, sizeof(IsoOp) * (uint64) h->n_ops, false);
+}
+
+/*
+ * Drop the parts stored so far: the history is out of txn_id order, so it
+ * will be sorted, and the event store is about to rewrite its chunks in
+ * order (whose triggers would take the parts for an image and outdate
+ * it).  iso_image_stream_finish then writes the whole image.
+ */
+void
+iso_image_stream_restart(IsoImageStream *st)
+{
+	if (!st->open)
+		return;
+	iso_writer_close(&st->writer);
+	drop_image(st->history_id);
+	forget_image_state();
+	st->open = false;
+	st->whole = true;
+}
+
+/* The rest of the image of h, now complete (all of it after a restart). */
+void
+iso_image_stream_finish(IsoImageStream *st, const IsoHistory *h)
+{
+	IsoImageLayout layout;
+	int			s;
+
+	if (st->whole)
+	{
+		/* a new history's image: events_rev is the default 0 */
+		iso_image_write(st->history_id, h, 0, false);
+		st->whole = false;
+		return;
+	}
+	if (!st->open)
+		return;
+	st->open = false;
+	iso_image_describe(h, &layout);
+	for (s = ISO_IMAGE_HEADER + 1; s < ISO_IMAGE_NSECTIONS; s++)
+	{
+		stream_section(st, s, layout.ptr[s], layout.bytes[s], true);
+		FIN_CRC32C(st->crc[s]);
+		layout.header.section_crc[s] = st->crc[s];
+	}
+	layout.header.section_crc[ISO_IMAGE_HEADER] = 0;
+	layout.header.header_crc = header_checksum(&layout.header);
+	put_part(&st->writer, st->history_id, ISO_IMAGE_HEADER, 0, &layout.header,
+			 sizeof(layout.header));
+	iso_writer_close(&st->writer);
 }
 
 /*

@@ -232,6 +232,7 @@ typedef struct LoadState
 	IsoTableWriter writer;		/* iso_load_jepsen, versions before 0.5.0 */
 	IsoEventStore *store;		/* iso_load_jepsen, 0.5.0: packed events */
 	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
+	IsoImageStream image;		/* the image, written as history grows */
 	/* the chunks a parallel worker packed (load_chunk_callback) */
 	bool		any_chunk;
 	IsoEventKey last_key;		/* of the last chunk */
@@ -311,6 +312,8 @@ load_chunk_callback(const IsoChunkMeta *meta, const uint8 *data, size_t len, voi
 	state->last_key = meta->last;
 	iso_history_add_packed(&state->history->eh.h, data, len, &state->last_txn,
 						   state->history->cxt);
+	if (state->history->eh.in_order)
+		iso_image_stream_progress(&state->image, &state->history->eh.h);
 }
 
 /* The chunk callback of a stored load: packed events only (0.5.0). */
@@ -353,15 +356,13 @@ iso_parse_jepsen(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Store the image of the history just loaded (none for schema 0.1.0). */
+/* Store the rest of the image of the history just loaded (none for schema 0.1.0). */
 static void
 save_load_image(LoadState *state, IsoWorkload workload)
 {
 	if (state->history == NULL)
 		return;
-	/* a new history: no image to replace, events_rev is the default 0 */
-	iso_image_write(state->history_id, edn_history_finish(state->history, workload),
-					0, false);
+	iso_image_stream_finish(&state->image, edn_history_finish(state->history, workload));
 	MemoryContextDelete(state->history->cxt);
 	state->history = NULL;
 }
@@ -544,7 +545,10 @@ jepsen_load_begin(JepsenLoad *load, const char *name, IsoWorkload expected,
 		iso_writer_open(&state->writer, ISO_TABLE_EVENT);
 	/* the image is built on the way (schema 0.1.0 has no images) */
 	if (iso_table_exists(ISO_TABLE_IMAGE))
+	{
 		state->history = edn_history_begin(CurrentMemoryContext);
+		iso_image_stream_begin(&state->image, state->history_id);
+	}
 }
 
 /*
@@ -567,6 +571,9 @@ jepsen_load_finish(JepsenLoad *load)
 	LoadState  *state = &load->state;
 
 	report_skipped(&load->stats);
+	/* out of txn_id order: the image is sorted, the chunks are rewritten */
+	if (state->history != NULL && !state->history->eh.in_order)
+		iso_image_stream_restart(&state->image);
 	if (state->store != NULL)
 	{
 		iso_event_store_close(state->store);
