@@ -35,11 +35,10 @@
  * before (history row, lock, the chunk writer), and only rows are inserted
  * during it, no commands.
  *
- * The in-memory checks (iso_levels_jepsen_file, iso_levels_jepsen) parse
- * in the backend: there the leader's work during the parse (the history,
- * 0.6 s at 1M transactions) is smaller than the worker's (parse 1.55 s and
- * encoding 0.5 s), and the inference waits for both, so a worker bought
- * nothing (docs/performance.md).
+ * The in-memory checks (iso_levels_jepsen_file, iso_levels_jepsen) do not
+ * use this reader: a worker parsing all of it while the backend only built
+ * the history bought them nothing, so they parse in two halves at once
+ * instead (edn_split.c, docs/performance.md).
  *
  * No worker is used for a file or text under EDN_PARALLEL_MIN_BYTES (a
  * worker takes 5-20 ms to start, longer than such a text takes to parse),
