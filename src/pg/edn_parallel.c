@@ -20,9 +20,9 @@
  * load's store would write it; the leader writes the chunk
  * (iso_event_store_add_chunk) and adds its events to the image's history
  * as a check reads a stored chunk (iso_history_add_packed).  Packing the
- * events, encoding the transactions for the queue and decoding them were
- * half of the leader's time, the side that bounded the load
- * (docs/performance.md); a chunk is also a tenth of their bytes.
+ * events and decoding the transactions the worker had encoded were more
+ * than a third of the leader's time, the side that bounded the load
+ * (docs/performance.md).
  *
  * The worker is PostgreSQL's own parallel machinery (access/parallel.h):
  * it runs as the calling role, in the same database, with the same
