@@ -51,6 +51,7 @@
 #ifndef ISOGRAPH_EVENT_CHUNK_H
 #define ISOGRAPH_EVENT_CHUNK_H
 
+#include "edn.h"
 #include "names.h"
 #include "port.h"
 
@@ -100,6 +101,35 @@ typedef struct IsoEventRow
 								 * key before it in the chunk (0: none; unset
 								 * in list under skip_kept); writers ignore it */
 } IsoEventRow;
+
+/*
+ * Micro-op i of an EDN transaction as an event to pack: no copies, the
+ * texts stay the parser's (a stored load, load.c, and its parallel worker,
+ * edn_parallel.c).
+ */
+static inline void
+iso_event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
+{
+	const EdnOp *op = &txn->ops[i];
+
+	row->txn_id = txn->txn_id;
+	row->process = txn->process;
+	row->invoke_time = txn->invoke_time;
+	row->complete_time = txn->complete_time;
+	row->has_process = txn->has_process;
+	row->has_invoke_time = txn->has_invoke_time;
+	row->has_complete_time = txn->has_complete_time;
+	row->status = txn->status;
+	row->pos = i;
+	row->op = op->op;
+	row->key = op->key;
+	row->value = op->value;
+	row->read_value = op->read_value;
+	row->has_list = op->list_len >= 0;
+	row->list_len = op->list_len > 0 ? op->list_len : 0;
+	row->list = op->list;
+	row->list_kept = 0;
+}
 
 /* (txn_id, pos): the order in which a check reads a history's events */
 typedef struct IsoEventKey

@@ -282,8 +282,6 @@ extern bool iso_edn_read_file_parallel(const char *path, IsoWorkload expected,
 									   EdnTxnCallback callback,
 									   IsoPackedChunkCallback chunk_callback, void *arg,
 									   EdnStats *stats, bool *saw_text);
-/* Micro-op i of txn as an event to pack (load.c). */
-extern void iso_event_of_txn(const EdnTxn *txn, int i, struct IsoEventRow *row);
 /* Whether this backend may start a parallel worker now (edn_parallel.c). */
 extern bool iso_edn_worker_possible(void);
 

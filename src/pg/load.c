@@ -151,30 +151,6 @@ event_row(const EdnTxn *txn, int i, int64 history_id, const ConstTexts *ct,
 	}
 }
 
-/* Micro-op i of txn as an event to pack (0.5.0): no Datums at all. */
-void
-iso_event_of_txn(const EdnTxn *txn, int i, IsoEventRow *row)
-{
-	const EdnOp *op = &txn->ops[i];
-
-	row->txn_id = txn->txn_id;
-	row->process = txn->process;
-	row->invoke_time = txn->invoke_time;
-	row->complete_time = txn->complete_time;
-	row->has_process = txn->has_process;
-	row->has_invoke_time = txn->has_invoke_time;
-	row->has_complete_time = txn->has_complete_time;
-	row->status = txn->status;
-	row->pos = i;
-	row->op = op->op;
-	row->key = op->key;
-	row->value = op->value;
-	row->read_value = op->read_value;
-	row->has_list = op->list_len >= 0;
-	row->list_len = Max(op->list_len, 0);
-	row->list = op->list;
-}
-
 typedef struct EdnHistory
 {
 	IsoEdnHistory eh;			/* history_edn.c */
