@@ -94,8 +94,8 @@ PGDLLEXPORT void iso_edn_file_worker(dsm_segment *seg, shm_toc *toc);
 
 /* The queue: room for the worker to run ahead of the leader. */
 #define QUEUE_BYTES		((Size) 8 * 1024 * 1024)
-/* The text's queue, the other way: four blocks. */
-#define TEXT_QUEUE_BYTES	((Size) 4 * ISO_EDN_BLOCK_BYTES + 1024)
+/* The text's queue, the other way: eight blocks (run_reader keeps it full). */
+#define TEXT_QUEUE_BYTES	((Size) 8 * ISO_EDN_BLOCK_BYTES + 1024)
 /* A batch is sent once it holds this much. */
 #define BATCH_BYTES		(256 * 1024)
 
@@ -514,7 +514,13 @@ run_reader(Reader *rd, const char *text, size_t len, EdnTxnCallback callback,
 		void	   *data;
 		shm_mq_result res;
 
-		if (rd->in != NULL)
+		/*
+		 * As many blocks as the queue takes: the callback of the message
+		 * below may keep the backend away for longer than one block lasts
+		 * the worker (a chunk is about a block of text; an image part
+		 * takes several chunks' time), and a worker without text waits.
+		 */
+		while (rd->in != NULL)
 		{
 			size_t		n = Min(ISO_EDN_BLOCK_BYTES, len - sent);
 
@@ -522,15 +528,14 @@ run_reader(Reader *rd, const char *text, size_t len, EdnTxnCallback callback,
 			res = shm_mq_send(rd->in, n, text + sent, true, true);
 			if (res == SHM_MQ_DETACHED)
 				worker_stopped(rd);
-			if (res == SHM_MQ_SUCCESS)
+			if (res != SHM_MQ_SUCCESS)
+				break;
+			sent += n;
+			progress = true;
+			if (sent == len)
 			{
-				sent += n;
-				progress = true;
-				if (sent == len)
-				{
-					shm_mq_detach(rd->in);	/* the end of the text */
-					rd->in = NULL;
-				}
+				shm_mq_detach(rd->in);	/* the end of the text */
+				rd->in = NULL;
 			}
 		}
 
