@@ -48,6 +48,7 @@ typedef struct IsoImageStream
 	int64		history_id;
 	bool		open;			/* rows are being written */
 	bool		whole;			/* restarted: finish writes the whole image */
+	bool		any_part;		/* a part is stored */
 	IsoTableWriter writer;
 	uint64		written[ISO_IMAGE_NSECTIONS];	/* bytes stored of each section */
 	uint32		crc[ISO_IMAGE_NSECTIONS];	/* CRC-32C of those bytes, so far */

@@ -249,9 +249,10 @@ iso_event_store_add(IsoEventStore *st, int64 history_id, const IsoEventRow *row)
  * A chunk of history_id's rows packed by another process with the same
  * writer (a parallel worker parsing the history, edn_parallel.c): written
  * as the history's next chunk, its keys checked against the rows before it
- * as iso_event_store_add checks each row's.
+ * as iso_event_store_add checks each row's.  Returns whether the history's
+ * rows are still in key order (else closing the store rewrites them).
  */
-void
+bool
 iso_event_store_add_chunk(IsoEventStore *st, int64 history_id, const IsoChunkMeta *meta,
 						  const uint8 *data, size_t len)
 {
@@ -268,6 +269,7 @@ iso_event_store_add_chunk(IsoEventStore *st, int64 history_id, const IsoChunkMet
 		write_chunk(st, e, meta, data, len);
 	}
 	MemoryContextSwitchTo(old);
+	return !e->unordered;
 }
 
 /*

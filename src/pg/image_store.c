@@ -302,6 +302,7 @@ stream_section(IsoImageStream *st, int s, const void *data, uint64 upto, bool la
 		COMP_CRC32C(st->crc[s], (const char *) data + off, len);
 		put_part(&st->writer, st->history_id, s, off, (const char *) data + off, len);
 		st->written[s] += len;
+		st->any_part = true;
 	}
 }
 
@@ -327,7 +328,8 @@ iso_image_stream_restart(IsoImageStream *st)
 	if (!st->open)
 		return;
 	iso_writer_close(&st->writer);
-	drop_image(st->history_id);
+	if (st->any_part)
+		drop_image(st->history_id);
 	forget_image_state();
 	st->open = false;
 	st->whole = true;

@@ -136,7 +136,7 @@ extern void iso_event_load_rows(Relation rel, TupleTableSlot **slots, int nslots
 extern IsoEventStore *iso_event_store_open(void);
 extern void iso_event_store_add(IsoEventStore *st, int64 history_id,
 								const struct IsoEventRow *row);
-extern void iso_event_store_add_chunk(IsoEventStore *st, int64 history_id,
+extern bool iso_event_store_add_chunk(IsoEventStore *st, int64 history_id,
 									  const struct IsoChunkMeta *meta,
 									  const uint8 *data, size_t len);
 extern void iso_event_store_prepare(IsoEventStore *st, int64 history_id);

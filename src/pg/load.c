@@ -209,10 +209,7 @@ typedef struct LoadState
 	IsoEventStore *store;		/* iso_load_jepsen, 0.5.0: packed events */
 	EdnHistory *history;		/* iso_load_jepsen: what its image will hold */
 	IsoImageStream image;		/* the image, written as history grows */
-	/* the chunks a parallel worker packed (load_chunk_callback) */
-	bool		any_chunk;
-	IsoEventKey last_key;		/* of the last chunk */
-	int64		last_txn;		/* the history's last transaction */
+	int64		last_txn;		/* load_chunk_callback: history's last txn */
 } LoadState;
 
 static bool
@@ -277,15 +274,15 @@ load_chunk_callback(const IsoChunkMeta *meta, const uint8 *data, size_t len, voi
 {
 	LoadState  *state = arg;
 
+	bool		in_order;
+
 	CHECK_FOR_INTERRUPTS();
-	iso_event_store_add_chunk(state->store, state->history_id, meta, data, len);
+	in_order = iso_event_store_add_chunk(state->store, state->history_id, meta, data, len);
 	if (state->history == NULL || meta->nrows == 0)
 		return;
-	if (!meta->ordered ||
-		(state->any_chunk && iso_event_key_cmp(meta->first, state->last_key) <= 0))
+	/* the store's test of key order is the history's of txn_id order */
+	if (!in_order)
 		state->history->eh.in_order = false;
-	state->any_chunk = true;
-	state->last_key = meta->last;
 	iso_history_add_packed(&state->history->eh.h, data, len, &state->last_txn,
 						   state->history->cxt);
 	if (state->history->eh.in_order)
