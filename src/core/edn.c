@@ -43,8 +43,10 @@
 
 #if defined(__GNUC__)
 #define ISO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ISO_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ISO_UNLIKELY(x) (x)
+#define ISO_ALWAYS_INLINE inline
 #endif
 
 #define QUOTE_BUF	ISO_QUOTE_BUF
@@ -459,10 +461,14 @@ typedef struct Rec
 	bool		has_time;
 	bool		has_index;
 	bool		has_value;		/* :value present and not nil */
+	bool		lazy_value;		/* an invocation's value, checked, not read */
 	bool		deferred;		/* rec_err holds a pending error */
 	int64		process;
 	int64		time;
 	int64		index;
+	const char *value_text;		/* lazy_value: the value's text, its line */
+	size_t		value_len;
+	int64		value_line;
 	IsoParseError rec_err;
 } Rec;
 
@@ -479,10 +485,14 @@ typedef struct Pending
 	bool		has_time;
 	bool		has_index;
 	bool		active;
+	bool		lazy;			/* its ops are read from value_text */
 	int32		n_ops;
 	int32		next_free;
 	IOp		   *ops;
 	IsoSlice   *elems;
+	const char *value_text;		/* lazy: the value's text (input or blob) */
+	size_t		value_len;
+	int64		value_line;
 	char	   *blob;
 	size_t		blob_cap;
 } Pending;
@@ -2228,15 +2238,26 @@ fr_scalar(const char *p, const char *end, IsoSlice *out)
 	return s;
 }
 
-/* The :value vector's micro-operations at p (the '['); its end, NULL if not. */
-static const char *
-fr_ops(Parser *P, const char *p, const char *end, int64 *line)
+/*
+ * The :value vector's micro-operations at p (the '['); its end, NULL if not.
+ * With build false the same text is only checked, nothing is kept: an
+ * invocation's value is used only when its completion has none (its ops
+ * are read again then, see lazy_ops), so fast_record checks it this way.
+ * Both accept exactly the same texts (one function, inlined twice).
+ */
+static ISO_ALWAYS_INLINE const char *
+fr_ops_scan(Parser *P, const char *p, const char *end, int64 *line, bool build)
 {
+	int32		n_ops = 0,		/* what append_op/append_elem would count */
+				n_elems = 0;
+
 	p++;
 	for (;;)
 	{
-		IOp		   *op;
+		IOp		   *op = NULL;
+		IOp			scratch;
 		const char *s;
+		const char *start;
 		size_t		n;
 
 		p = fr_blank(p, end, line);
@@ -2244,15 +2265,28 @@ fr_ops(Parser *P, const char *p, const char *end, int64 *line)
 			return NULL;
 		if (*p == ']')
 			return p + 1;
-		if (*p != '[' || !append_op(P))
+		if (*p != '[')
 			return NULL;
-		op = &P->ops[P->n_ops - 1];
-		op->src = p;
-		op->line = *line;
-		op->list_len = -1;
-		op->list_off = 0;
-		op->value.ptr = op->read_value.ptr = NULL;
-		op->value.len = op->read_value.len = 0;
+		if (build)
+		{
+			if (!append_op(P))
+				return NULL;
+			op = &P->ops[P->n_ops - 1];
+			op->src = p;
+			op->line = *line;
+			op->list_len = -1;
+			op->list_off = 0;
+			op->value.ptr = op->read_value.ptr = NULL;
+			op->value.len = op->read_value.len = 0;
+		}
+		else
+		{
+			if (n_ops >= PG_INT32_MAX / 2)
+				return NULL;
+			n_ops++;
+			op = &scratch;
+		}
+		start = p;
 
 		/* f */
 		p = fr_blank(p + 1, end, line);
@@ -2313,14 +2347,28 @@ fr_ops(Parser *P, const char *p, const char *end, int64 *line)
 					p++;
 					break;
 				}
-				if ((s = fr_int(p, end, &v)) == NULL || !append_elem(P))
+				if ((s = fr_int(p, end, &v)) == NULL)
 					return NULL;
-				P->elems[P->n_elems - 1].ptr = p;
-				P->elems[P->n_elems - 1].len = (int32) (s - p);
+				if (!build)
+				{
+					if (n_elems >= PG_INT32_MAX / 2)
+						return NULL;
+					n_elems++;
+				}
+				else
+				{
+					if (!append_elem(P))
+						return NULL;
+					P->elems[P->n_elems - 1].ptr = p;
+					P->elems[P->n_elems - 1].len = (int32) (s - p);
+				}
 				p = s;
 			}
-			op->list_off = first;
-			op->list_len = P->n_elems - first;
+			if (build)
+			{
+				op->list_off = first;
+				op->list_len = P->n_elems - first;
+			}
 		}
 		else if ((p = fr_scalar(p, end, &op->read_value)) == NULL)
 			return NULL;
@@ -2330,8 +2378,21 @@ fr_ops(Parser *P, const char *p, const char *end, int64 *line)
 		if (p >= end || *p != ']')
 			return NULL;
 		p++;
-		op->src_len = (int32) (p - op->src > PG_INT32_MAX ? PG_INT32_MAX : p - op->src);
+		if (build)
+			op->src_len = (int32) (p - start > PG_INT32_MAX ? PG_INT32_MAX : p - start);
 	}
+}
+
+static const char *
+fr_ops(Parser *P, const char *p, const char *end, int64 *line)
+{
+	return fr_ops_scan(P, p, end, line, true);
+}
+
+static const char *
+fr_ops_check(Parser *P, const char *p, const char *end, int64 *line)
+{
+	return fr_ops_scan(P, p, end, line, false);
 }
 
 /*
@@ -2359,7 +2420,10 @@ fast_record(Parser *P, const Tok *open)
 	int64		process = 0,
 				time = 0,
 				index = 0,
+				value_line = 0,
 				v;
+	const char *value_text = NULL;
+	const char *value_end = NULL;
 
 	if (!edn_fast_paths)
 		return false;
@@ -2530,10 +2594,21 @@ fast_record(Parser *P, const Tok *open)
 						goto give_up;
 					has_value = false;
 				}
+				else if (type == REC_INVOKE)
+				{
+					/* read only if its completion has no value */
+					value_line = line;
+					if (*p != '[' || (s = fr_ops_check(P, p, end, &line)) == NULL)
+						goto give_up;
+					value_text = p;
+					value_end = s;
+					has_value = true;
+				}
 				else
 				{
 					if (*p != '[' || (s = fr_ops(P, p, end, &line)) == NULL)
 						goto give_up;
+					value_text = NULL;
 					has_value = true;
 				}
 				break;
@@ -2554,6 +2629,13 @@ fast_record(Parser *P, const Tok *open)
 	r->has_index = has_index;
 	r->index = index;
 	r->has_value = has_value;
+	r->lazy_value = has_value && value_text != NULL;
+	if (r->lazy_value)
+	{
+		r->value_text = value_text;
+		r->value_len = (size_t) (value_end - value_text);
+		r->value_line = value_line;
+	}
 	P->p = p;
 	P->line = line;
 	return true;
@@ -3056,6 +3138,39 @@ emit_txn(Parser *P, EdnTxn *txn, const TxnSrc *src)
 	return true;
 }
 
+/*
+ * The micro-ops of a pending invocation, for a completion without a value
+ * or an invocation never completed.  A lazy one is read now from the text
+ * that fast_record checked with the same function and limits, so this
+ * cannot fail (the error is a guard); it takes P->ops and P->elems, which
+ * the record at hand does not use then.
+ */
+static bool
+pending_src(Parser *P, const Pending *pd, TxnSrc *src)
+{
+	if (pd->lazy)
+	{
+		int64		line = pd->value_line;
+
+		P->n_ops = 0;
+		P->n_elems = 0;
+		if (fr_ops(P, pd->value_text, pd->value_text + pd->value_len, &line) == NULL)
+		{
+			set_error(P->err, ISO_PARSE_LIMIT, pd->number, pd->value_line,
+					  "the :value of the invocation could not be read again");
+			return false;
+		}
+		src->ops = P->ops;
+		src->elems = P->elems;
+		src->n_ops = P->n_ops;
+		return true;
+	}
+	src->ops = pd->ops;
+	src->elems = pd->elems;
+	src->n_ops = pd->n_ops;
+	return true;
+}
+
 /* Emit a pending invocation as a never-completed (info) transaction. */
 static bool
 emit_pending_info(Parser *P, Pending *pd)
@@ -3075,9 +3190,8 @@ emit_pending_info(Parser *P, Pending *pd)
 	txn.status = ISO_STATUS_INFO;
 	txn.record = pd->number;
 	txn.line = pd->line;
-	src.ops = pd->ops;
-	src.elems = pd->elems;
-	src.n_ops = pd->n_ops;
+	if (!pending_src(P, pd, &src))
+		return false;
 	return emit_txn(P, &txn, &src);
 }
 
@@ -3146,6 +3260,8 @@ store_pending(Parser *P, Pending *pd)
 	if (P->copy_all)
 		for (i = 0; i < n_ops; i++)
 			bytes += src_copy_len(&P->ops[i]);
+	if (r->lazy_value && P->copy_all)
+		bytes += r->value_len;
 	need = (size_t) n_ops * sizeof(IOp) + (size_t) n_elems * sizeof(IsoSlice) + bytes;
 	if (need > pd->blob_cap || pd->blob == NULL)
 	{
@@ -3185,6 +3301,19 @@ store_pending(Parser *P, Pending *pd)
 			pd->ops[i].src_len = (int32) n;
 			bp += n;
 		}
+	}
+	pd->lazy = r->lazy_value;
+	if (r->lazy_value)
+	{
+		pd->value_text = r->value_text;
+		if (P->copy_all)
+		{
+			memcpy(bp, r->value_text, r->value_len);
+			pd->value_text = bp;
+			bp += r->value_len;
+		}
+		pd->value_len = r->value_len;
+		pd->value_line = r->value_line;
 	}
 	pd->n_ops = n_ops;
 	pd->pos = r->pos;
@@ -3329,26 +3458,22 @@ finish_record(Parser *P)
 	slot = proc_slot(P, r->has_process, r->process);
 	if (r->type == REC_INVOKE)
 	{
+		int32		old = *slot;
 		int32		i;
+		bool		ok = true;
 
-		if (*slot >= 0)
-		{
-			/* the earlier invocation never completed */
-			int32		old = *slot;
-
-			*slot = -1;
-			if (!emit_pending_info(P, &P->pend[old]))
-			{
-				pending_release(P, old);
-				return false;
-			}
-			pending_release(P, old);
-		}
+		/* stored first: emitting the earlier one may reuse P->ops */
 		i = pending_alloc(P);
 		store_pending(P, &P->pend[i]);
 		/* proc_slot may not move: no insertion since */
 		*slot = i;
-		return true;
+		if (old >= 0)
+		{
+			/* the earlier invocation never completed */
+			ok = emit_pending_info(P, &P->pend[old]);
+			pending_release(P, old);
+		}
+		return ok;
 	}
 	else
 	{
@@ -3383,11 +3508,11 @@ finish_record(Parser *P)
 			src.elems = P->elems;
 			src.n_ops = r->has_value ? P->n_ops : 0;
 		}
-		else
+		else if (!pending_src(P, pd, &src))
 		{
-			src.ops = pd->ops;
-			src.elems = pd->elems;
-			src.n_ops = pd->n_ops;
+			pending_release(P, *slot);
+			*slot = -1;
+			return false;
 		}
 		ok = emit_txn(P, &txn, &src);
 		if (pd)

@@ -1286,6 +1286,21 @@ test_fast_records(void)
 		{"{:type :ok, :value [[:append 1 7] [:append 1 \"007\"] [:append 1 \"07\"]]}", 0},
 		{"{:type :ok, :value [[:append :a 7]]}\n{:type :ok, :value [[:append :a 7]]}", 2},
 		{"{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :ok, :process 1}", 3},
+		/*
+		 * An invocation's value is checked, and read only when it is used
+		 * (lazy_value): by a completion without one, by an invocation that
+		 * never completed; its ops keep their lines.
+		 */
+		{"{:type :invoke, :value [[:append 1 1]\n [:r 2 nil]\n [:append 1 1]], :process 1}\n{:type :info, :process 1}", 2},
+		{"{:type :invoke, :value [[:append 1 1]\n [:append 1 2]], :process 1, :time 5}\n{:type :info, :value nil, :process 1}\n{:type :ok, :value [[:append 1 2]]}", 3},
+		{"{:type :invoke, :value [[:append 1 1] [:r 2 nil]], :process 1}\n{:type :invoke, :value [[:append \"k\" 2]], :process 1}\n{:type :info, :process 1}", 2},
+		{"{:type :invoke, :value [[:append \"k\" 2]], :process 1}\n{:type :invoke, :value [[:append 1 1] [:r 2 nil]], :process 1}\n{:type :ok, :value [[:append 1 1] [:r 2 [1]]], :process 1}", 2},
+		{"{:type :invoke, :value [[:append 1 1]], :process 1}\n{:type :invoke, :value [[:append 1 2]], :process 2}\n{:type :invoke, :value [[:append 1 2]], :process 1}", 3},
+		{"{:value [[:append 1 1] [:r 1 nil]], :type :invoke, :process 1}\n{:type :info, :process 1}\n{:type :ok, :value [[:append 1 1]]}", 3},
+		{"{:type :invoke, :value [[:append 1]], :process 1}\n{:type :ok, :value [[:append 1 1]], :process 1}", 0},
+		{"{:type :invoke, :value [[:append 1 1] [:r 1 [x]]], :process 1}\n{:type :ok, :value [[:append 1 1]], :process 1}", 0},
+		{"{:type :invoke, :value [[:append 1 5] [:r 1 nil]], :process 1}\n{:type :ok, :value [[:append 1 1] [:r 1 [1]]], :process 1}\n{:type :ok, :value [[:append 1 5]]}", 3},
+		{"{:type :invoke, :value [[:w 1 5] [:r 1 nil]], :process 1}\n{:type :info, :process 1}\n{:type :ok, :value [[:append 2 5]]}", 3},
 	};
 	size_t		i;
 
