@@ -582,8 +582,7 @@ typedef struct Parser
 	char	   *ukpool;
 	size_t		ukpool_len;
 	size_t		ukpool_cap;
-	uint32	   *uksmall;		/* keys that are small integers: ukeys index + 1 */
-	size_t		uksmall_cap;
+	IsoSmallIndex uksmall;		/* keys that are small integers: ukeys index + 1 */
 
 	IsoWorkload workload;
 	bool		wl_expected;
@@ -2821,62 +2820,25 @@ typedef struct UKey
 
 static UKey *ukey_find_hashed(Parser *P, const IsoSlice *key);
 
-/* The value of a canonical decimal text of 1 to 9 digits, else -1. */
-static inline int64
-small_int_text(const char *s, int32 n)
-{
-	uint32		v = 0;
-	int32		i;
-
-	if (n < 1 || n > 9 || (s[0] == '0' && n > 1))
-		return -1;
-	for (i = 0; i < n; i++)
-	{
-		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
-
-		if (d > 9)
-			return -1;
-		v = v * 10 + d;
-	}
-	return v;
-}
-
 /*
  * The entry of a key, created if new.  A key that is a small integer is
- * found through uksmall (grown while it stays within 4 slots per key plus
- * 4096), any other through the hash, which holds every key.
+ * found through uksmall (IsoSmallIndex), any other through the hash, which
+ * holds every key.
  */
 static UKey *
 ukey_find(Parser *P, const IsoSlice *key)
 {
-	int64		v = small_int_text(key->ptr, key->len);
+	int64		v = iso_small_int_text(key->ptr, key->len);
+	uint32	   *slot;
 	UKey	   *k;
 
-	if (v < 0)
+	if (v < 0 || (slot = iso_small_index_slot(&P->uksmall, v, P->nuk)) == NULL)
 		return ukey_find_hashed(P, key);
-	if ((size_t) v >= P->uksmall_cap)
-	{
-		size_t		ncap = P->uksmall_cap ? P->uksmall_cap : 1024;
-		uint32	   *ns;
-
-		while (ncap <= (size_t) v)
-			ncap *= 2;
-		if (ncap > 4 * P->nuk + 4096)
-			return ukey_find_hashed(P, key);
-		ns = (uint32 *) iso_alloc0(ncap * sizeof(uint32));
-		if (P->uksmall)
-		{
-			memcpy(ns, P->uksmall, P->uksmall_cap * sizeof(uint32));
-			iso_free(P->uksmall);
-		}
-		P->uksmall = ns;
-		P->uksmall_cap = ncap;
-	}
-	if (P->uksmall[v] != 0)
-		return &P->ukeys[P->uksmall[v] - 1];
+	if (*slot != 0)
+		return &P->ukeys[*slot - 1];
 	k = ukey_find_hashed(P, key);
 	if (k != NULL)
-		P->uksmall[v] = (uint32) (k - P->ukeys) + 1;
+		*slot = (uint32) (k - P->ukeys) + 1;
 	return k;
 }
 
@@ -2965,7 +2927,7 @@ unique_write(Parser *P, const IsoSlice *key, const IsoSlice *val, int64 record,
 	uint64	   *word;
 	uint64		bit;
 
-	if (!P->fast_unique || (sv = small_int_text(val->ptr, val->len)) < 0)
+	if (!P->fast_unique || (sv = iso_small_int_text(val->ptr, val->len)) < 0)
 		return check_write(P, key, val, record, line, op);
 	v = (uint32) sv;
 	k = ukey_find(P, key);
@@ -3576,7 +3538,7 @@ parser_free(Parser *P)
 	iso_free(P->ukeys);
 	iso_free(P->ukslots);
 	iso_free(P->ukpool);
-	iso_free(P->uksmall);
+	iso_small_index_free(&P->uksmall);
 }
 
 static bool

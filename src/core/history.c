@@ -89,69 +89,27 @@ iso_strtab_find(const IsoStrTab *tab, const char *s, int32 len)
 	return ISO_NONE;
 }
 
-/*
- * The value of s if it is a canonical decimal of at most 9 digits ("0",
- * "17", not "017" or "-1"), else -1.
- */
-static inline int64
-small_int_text(const char *s, int32 len)
-{
-	uint32		v = 0;
-	int32		i;
-
-	if (len < 1 || len > 9 || (s[0] == '0' && len > 1))
-		return -1;
-	for (i = 0; i < len; i++)
-	{
-		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
-
-		if (d > 9)
-			return -1;
-		v = v * 10 + d;
-	}
-	return v;
-}
-
 static uint32 strtab_intern_hashed(IsoStrTab *tab, const char *s, int32 len);
 
 /*
  * Intern s.  A small integer text is looked up in tab->small first (one
- * array read instead of a hash, a probe and a comparison); the cache grows
- * to cover v while it stays within 4 entries per string of the table (plus
- * 4096), so that a few large numbers do not blow it up: those go by the
- * hash alone, which holds every string anyway.
+ * array read instead of a hash, a probe and a comparison, see
+ * IsoSmallIndex).
  */
 uint32
 iso_strtab_intern(IsoStrTab *tab, const char *s, int32 len)
 {
-	int64		v = small_int_text(s, len);
+	int64		v = iso_small_int_text(s, len);
+	uint32	   *slot;
 	uint32		id;
 
-	if (v < 0)
+	if (v < 0 || (slot = iso_small_index_slot(&tab->small, v, tab->n)) == NULL)
 		return strtab_intern_hashed(tab, s, len);
-	if ((uint64) v >= tab->small_cap)
-	{
-		uint64		ncap = tab->small_cap ? tab->small_cap : 1024;
-		uint32	   *ns;
-
-		while (ncap <= (uint64) v)
-			ncap *= 2;
-		if (ncap > 4 * (uint64) tab->n + 4096)
-			return strtab_intern_hashed(tab, s, len);
-		ns = iso_alloc0(sizeof(uint32) * ncap);
-		if (tab->small)
-		{
-			memcpy(ns, tab->small, sizeof(uint32) * tab->small_cap);
-			iso_free(tab->small);
-		}
-		tab->small = ns;
-		tab->small_cap = (uint32) ncap;
-	}
-	if (tab->small[v] != 0)
-		return tab->small[v] - 1;
+	if (*slot != 0)
+		return *slot - 1;
 	id = strtab_intern_hashed(tab, s, len);
 	if (id != ISO_NONE)
-		tab->small[v] = id + 1;
+		*slot = id + 1;
 	return id;
 }
 
@@ -757,7 +715,7 @@ iso_strtab_free(IsoStrTab *tab)
 	iso_free(tab->offsets);
 	iso_free(tab->slots);
 	iso_free(tab->hashes);
-	iso_free(tab->small);
+	iso_small_index_free(&tab->small);
 	memset(tab, 0, sizeof(*tab));
 }
 

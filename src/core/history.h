@@ -11,6 +11,7 @@
 #define ISOGRAPH_HISTORY_H
 
 #include "names.h"
+#include "text.h"
 
 #define ISO_NONE			PG_UINT32_MAX	/* no id */
 #define ISO_NO_TIME			PG_INT64_MIN	/* time unknown */
@@ -29,12 +30,11 @@ typedef struct IsoStrTab
 	uint32		nslots;			/* power of two */
 	/*
 	 * A cache in front of the hash for texts that are small canonical
-	 * integers (most keys and values of a Jepsen history): small[v] is the
-	 * id of the text of v, plus one; 0 = not cached.  Only an accelerator:
-	 * not stored in an image, NULL in a table read back.
+	 * integers (most keys and values of a Jepsen history): the id of the
+	 * text of v, plus one; 0 = not cached.  Only an accelerator: not
+	 * stored in an image, empty in a table read back.
 	 */
-	uint32	   *small;
-	uint32		small_cap;
+	IsoSmallIndex small;
 } IsoStrTab;
 
 extern void iso_strtab_init(IsoStrTab *tab, uint32 expected);

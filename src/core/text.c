@@ -219,3 +219,33 @@ iso_trim_partial(char *buf)
 		p += n;
 	}
 }
+
+/*
+ * Grow the window of ix to cover v, keeping what it holds; false (and ix
+ * unchanged) if it would be over 4 slots per entry plus 4096.
+ */
+bool
+iso_small_index_cover(IsoSmallIndex *ix, uint32 v, uint64 entries)
+{
+	uint64		lo = ix->cap ? ix->base : (v & ~(uint32) 1023);
+	uint64		hi = lo + ix->cap;
+	uint64		ncap = ix->cap ? (uint64) ix->cap * 2 : 1024;
+	uint32	   *ns;
+
+	while ((v < lo ? hi - v : (uint64) v + 1 - lo) > ncap)
+		ncap *= 2;
+	if (ncap > 4 * entries + 4096 || ncap > ((uint64) 1 << 31))
+		return false;
+	if (v < lo)
+		lo = hi > ncap ? hi - ncap : 0;
+	ns = (uint32 *) iso_alloc0(ncap * sizeof(uint32));
+	if (ix->slots)
+	{
+		memcpy(ns + (ix->base - lo), ix->slots, (size_t) ix->cap * sizeof(uint32));
+		iso_free(ix->slots);
+	}
+	ix->slots = ns;
+	ix->base = (uint32) lo;
+	ix->cap = (uint32) ncap;
+	return true;
+}

@@ -68,4 +68,70 @@ iso_copy_bytes(char *dst, const char *src, int32 n)
 		dst[i] = src[i];
 }
 
+/*
+ * The value of s if it is a canonical decimal of at most 9 digits ("0",
+ * "17", not "017" or "-1"), else -1.
+ */
+static inline int64
+iso_small_int_text(const char *s, int32 len)
+{
+	uint32		v = 0;
+	int32		i;
+
+	if (len < 1 || len > 9 || (s[0] == '0' && len > 1))
+		return -1;
+	for (i = 0; i < len; i++)
+	{
+		unsigned	d = (unsigned) ((unsigned char) s[i] - '0');
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/*
+ * A direct index of small integers (the texts of most keys and values of a
+ * Jepsen history) in front of a hash table: slots[v - base] is an entry
+ * number plus one, 0 = not there.  The window [base, base + cap) grows by
+ * doubling, either way, while it stays within 4 slots per entry of the
+ * table behind it plus 4096, so that a few large numbers do not blow it
+ * up: those go by the hash alone, which holds every entry anyway.  It
+ * starts where the first number is, not at 0: a history's second half,
+ * parsed on its own (edn_split.c), starts at its keys, which may already
+ * be far above 4 per entry.
+ */
+typedef struct IsoSmallIndex
+{
+	uint32	   *slots;
+	uint32		base;
+	uint32		cap;
+} IsoSmallIndex;
+
+extern bool iso_small_index_cover(IsoSmallIndex *ix, uint32 v, uint64 entries);
+
+/* The slot of v (0 <= v < 10^9), NULL if the window may not cover it. */
+static inline uint32 *
+iso_small_index_slot(IsoSmallIndex *ix, int64 v, uint64 entries)
+{
+	uint32		off = (uint32) v - ix->base;	/* wraps below base */
+
+	if (off >= ix->cap)
+	{
+		if (!iso_small_index_cover(ix, (uint32) v, entries))
+			return NULL;
+		off = (uint32) v - ix->base;
+	}
+	return &ix->slots[off];
+}
+
+static inline void
+iso_small_index_free(IsoSmallIndex *ix)
+{
+	iso_free(ix->slots);
+	ix->slots = NULL;
+	ix->base = ix->cap = 0;
+}
+
 #endif							/* ISOGRAPH_TEXT_H */

@@ -1530,6 +1530,53 @@ test_stream(void)
 	free(big);
 }
 
+/*
+ * The small-integer index (text.c) in front of the key and value tables:
+ * windows that start above 0 (a history's second half), grow up and down,
+ * keep every slot through each move, and refuse what would be sparse.
+ */
+static void
+test_small_index(void)
+{
+	static const uint32 order[] = {63157, 63200, 62000, 70000, 100, 0, 64000, 5000, 131071};
+	IsoSmallIndex ix = {0};
+	uint32	   *slot;
+	size_t		i,
+				j;
+	bool		all = true;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+	{
+		slot = iso_small_index_slot(&ix, order[i], 100000);
+		if (slot == NULL || *slot != 0)
+		{
+			all = false;
+			break;
+		}
+		*slot = (uint32) i + 1;
+		for (j = 0; j <= i; j++)
+		{
+			slot = iso_small_index_slot(&ix, order[j], 100000);
+			all &= slot != NULL && *slot == j + 1;
+		}
+	}
+	ok(all, "small index: every number found again after each move of the window");
+	ok(ix.base == 0 && ix.cap == 131072, "small index: window [%u, +%u)", ix.base, ix.cap);
+	iso_small_index_free(&ix);
+
+	slot = iso_small_index_slot(&ix, 63157, 0);
+	ok(slot != NULL && ix.base == 62464 && ix.cap == 1024,
+	   "small index: the first window starts at the first number (%u, +%u)", ix.base, ix.cap);
+	ok(iso_small_index_slot(&ix, 100, 0) == NULL && ix.base == 62464,
+	   "small index: a number far below, with few entries, goes by the hash");
+	ok(iso_small_index_slot(&ix, 999999999, 10) == NULL,
+	   "small index: so does a large one");
+	slot = iso_small_index_slot(&ix, 100, 20000);
+	ok(slot != NULL && ix.base == 0 && ix.cap == 65536,
+	   "small index: the window reaches down once entries are many (%u, +%u)", ix.base, ix.cap);
+	iso_small_index_free(&ix);
+}
+
 /* The cases that every way of feeding the reader must pass alike. */
 static void
 test_parsing(void)
@@ -1555,6 +1602,7 @@ int
 main(void)
 {
 	test_names();
+	test_small_index();
 	test_parsing();
 	test_encodings();
 
