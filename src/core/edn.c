@@ -32,7 +32,11 @@
  * the text is already canonical (plain strings, keywords, canonical
  * integers); otherwise they are built in a block arena that is reset for
  * every record.  Pending invocations copy what they need out of the arena
- * into a per-invocation blob that is recycled through a free list.
+ * into a per-invocation blob that is recycled through a free list.  An
+ * invocation's value is used only if its completion has none (or it never
+ * completes), so on the fast path it is only checked (fr_ops_scan, the
+ * same texts accepted) and its micro-ops are read from its text when they
+ * are used (pending_src).
  */
 #include "edn.h"
 #include "text.h"
