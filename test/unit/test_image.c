@@ -756,8 +756,8 @@ strtab_small_ints(void)
 		}
 	}
 	ok(good && t.n == n_ref, "small integer cache: %u strings, ids of first appearance", n_ref);
-	ok(t.small != NULL && t.small_cap <= 4 * t.n + 4096 + 4096,
-	   "small integer cache in use, bounded (%u entries for %u strings)", t.small_cap, t.n);
+	ok(t.small.slots != NULL && t.small.cap <= 4 * t.n + 4096 + 4096,
+	   "small integer cache in use, bounded (%u entries for %u strings)", t.small.cap, t.n);
 	for (i = 0; i < n_ref; i++)
 		free(ref[i]);
 	free(ref);
