@@ -119,6 +119,11 @@ SELECT t, CASE WHEN random() < 0.85 THEN '{' || body || '}' ELSE body END AS lit
                              [1 + floor(random() * 19)::int], '' ORDER BY i) AS body
           FROM generate_series(1000, 2999) t, LATERAL generate_series(1, 1 + floor(random() * 7)::int + 0 * t) i
          GROUP BY t) b;
+-- and literals of more than 8 KB (3000 elements)
+INSERT INTO random_literal
+SELECT 3000 + v, replace(l, '}', tail)
+  FROM (SELECT '{' || string_agg(i::text, ',') || '}' AS l FROM generate_series(1, 3000) i) a,
+       unnest(ARRAY['}', ',NULL}', ',,1}', ' }', ',"x"}'], ARRAY[0, 1, 2, 3, 4]) AS t(tail, v);
 CREATE TEMP TABLE random_outcome AS
 SELECT t, lit, pg_temp.outcome('iso_event', :h_rand_array, t, lit) AS via_iso_event,
        pg_temp.outcome('iso_event_load', :h_rand_text, t, lit) AS via_iso_event_load
@@ -131,6 +136,10 @@ SELECT count(*) AS literals,
   FROM random_outcome;
 SELECT t, lit, via_iso_event, via_iso_event_load FROM random_outcome
  WHERE via_iso_event IS DISTINCT FROM via_iso_event_load ORDER BY t;
+-- the long ones: stored; refused (a NULL element, an empty one); stored
+-- through array_in (a blank it trims, a quoted element)
+SELECT t, left(via_iso_event_load, 40) AS outcome, via_iso_event = via_iso_event_load AS same
+  FROM random_outcome WHERE t >= 3000 ORDER BY t;
 SELECT iso_delete_history(:h_rand_array) AND iso_delete_history(:h_rand_text) AS deleted_random;
 DROP TABLE random_literal, random_outcome;
 
