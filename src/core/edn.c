@@ -2611,7 +2611,6 @@ fast_record(Parser *P, const Tok *open)
 				{
 					if (*p != '[' || (s = fr_ops(P, p, end, &line)) == NULL)
 						goto give_up;
-					value_text = NULL;
 					has_value = true;
 				}
 				break;
@@ -2632,7 +2631,7 @@ fast_record(Parser *P, const Tok *open)
 	r->has_index = has_index;
 	r->index = index;
 	r->has_value = has_value;
-	r->lazy_value = has_value && value_text != NULL;
+	r->lazy_value = value_text != NULL;
 	if (r->lazy_value)
 	{
 		r->value_text = value_text;

@@ -273,7 +273,6 @@ static void
 load_chunk_callback(const IsoChunkMeta *meta, const uint8 *data, size_t len, void *arg)
 {
 	LoadState  *state = arg;
-
 	bool		in_order;
 
 	CHECK_FOR_INTERRUPTS();
