@@ -58,13 +58,13 @@ layout:
 # Standalone checks of the C cores (no server needed).
 .PHONY: unit fuzz sanitize
 unit:
-	$(MAKE) -C test/unit check
+	$(MAKE) -C test/unit -j2 check
 
 sanitize:
-	$(MAKE) -C test/unit check SANITIZE=1
+	$(MAKE) -C test/unit -j2 check SANITIZE=1
 
 fuzz:
-	$(MAKE) -C test/fuzz run
+	$(MAKE) -C test/fuzz -j2 run
 
 # The same fuzzers for an hour each (or FUZZ_SECONDS), for a scheduled job,
 # not for CI; the corpus in test/fuzz/corpus/ grows from run to run.

@@ -44,19 +44,17 @@ counts() {
 		}' "$1"
 }
 
-# run NAME COMMAND...: one suite; its output goes to .cluster/NAME.log
-run() {
-	local name=$1
-	shift
-	iso_log "$name"
-	if "$@" >"$ISO_CLUSTER_DIR/$name.log" 2>&1; then
+# report NAME RC SECONDS: count a suite that ended with exit code RC
+report() {
+	local name=$1 rc=$2 secs=$3
+	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		printf '    ok   %s %s\n' "$name" "$(counts "$ISO_CLUSTER_DIR/$name.log")" >&2
+		printf '    ok   %s %s (%d s)\n' "$name" "$(counts "$ISO_CLUSTER_DIR/$name.log")" "$secs" >&2
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		printf '    FAIL %s %s (log follows; kept in failed-logs/%s.log)\n' "$name" \
-			"$(counts "$ISO_CLUSTER_DIR/$name.log")" "$name" >&2
+		printf '    FAIL %s %s (%d s; log follows; kept in failed-logs/%s.log)\n' "$name" \
+			"$(counts "$ISO_CLUSTER_DIR/$name.log")" "$secs" "$name" >&2
 		mkdir -p "$ISO_ROOT/failed-logs"
 		cp "$ISO_CLUSTER_DIR/$name.log" "$ISO_ROOT/failed-logs/" 2>/dev/null || true
 		# the failed checks first (TAP), then the end of the log
@@ -65,6 +63,33 @@ run() {
 		[ -f "$ISO_ROOT/regression.diffs" ] && [ "$name" = regress ] && head -n 200 "$ISO_ROOT/regression.diffs" >&2
 	fi
 	return 0
+}
+
+# run NAME COMMAND...: one suite; its output goes to .cluster/NAME.log
+run() {
+	local name=$1 start=$SECONDS rc=0
+	shift
+	iso_log "$name"
+	"$@" >"$ISO_CLUSTER_DIR/$name.log" 2>&1 || rc=$?
+	report "$name" "$rc" $((SECONDS - start))
+}
+
+# start_background NAME COMMAND...: a suite that needs no cluster, run on
+# the second core while the cluster's suites (about one core) go on;
+# finish_background NAME waits for it and counts it.
+declare -A bg_pid bg_start
+start_background() {
+	local name=$1
+	shift
+	iso_log "$name (in the background)"
+	bg_start[$name]=$SECONDS
+	"$@" >"$ISO_CLUSTER_DIR/$name.log" 2>&1 &
+	bg_pid[$name]=$!
+}
+finish_background() {
+	local name=$1 rc=0
+	wait "${bg_pid[$name]}" || rc=$?
+	report "$name" "$rc" $((SECONDS - bg_start[$name]))
 }
 
 pgtap() {
@@ -76,16 +101,19 @@ pgtap() {
 
 cd "$ISO_ROOT"
 run layout make -s layout
-run regress make -s installcheck
-run pgtap pgtap
+# the standalone suites first, two cores each (make -j2); then the fuzzers,
+# one at a time, beside the suites that use the cluster
 run unit make -s unit
 run sanitize make -s sanitize
-run fuzz make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+start_background fuzz make -s -C test/fuzz run FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+run regress make -s installcheck
+run pgtap pgtap
 run hardening test/hardening/run.sh
 if [ -d test/client ]; then
 	run client make -s -C client check
 fi
 run readme test/readme/run.sh
+finish_background fuzz
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
