@@ -4,8 +4,10 @@
 # (test/specs), the pgTAP specs (test/pgtap),
 # the standalone C unit tests (test/unit), a bounded fuzz run (test/fuzz),
 # the client's tests (test/client) and the README's examples (test/readme).
-# Prints each suite's passed/total checks (e.g. "ok   regress 22/22") and
-# ends with "N passed, N failed".
+# Prints each suite's passed/total checks and seconds (e.g. "ok   regress
+# 22/22 (40 s)") and ends with "N passed, N failed".  unit and sanitize
+# use both cores (make -j2); the fuzzers, which need no cluster, run one at
+# a time beside the cluster's suites, which use about one core.
 #
 #   tools/test.sh                  everything
 #   FUZZ_SECONDS=10 tools/test.sh  shorter fuzzing (default 30 s per target)
