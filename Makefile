@@ -62,6 +62,7 @@ unit:
 
 sanitize:
 	$(MAKE) -C test/unit -j2 check SANITIZE=1
+	$(MAKE) -C test/unit -j2 check SANITIZE=thread
 
 fuzz:
 	$(MAKE) -C test/fuzz -j2 run

@@ -651,6 +651,11 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 	memset(&b, 0, sizeof(b));
 	b.h = h;
 	b.out = out;
+	if (options)
+	{
+		b.parallel = options->parallel_keys;
+		b.parallel_room = options->parallel_test_room;
+	}
 	b.op_txn = iso_history_op_txns(h);
 	b.txn_status = iso_alloc(Max(h->n_txns, 1));
 	{

@@ -58,7 +58,20 @@ typedef struct IsoInferOptions
 	bool		defer_realtime; /* no graph yet: the edges without rt kept
 								 * for iso_infer_realtime_acyclic and
 								 * iso_infer_add_realtime (unsorted) */
+	uint8		parallel_keys;	/* IsoParallelKeys: list-append keys on two
+								 * threads (the same result as on one) */
+	uint32		parallel_test_room; /* tests: at most this many edges and
+									 * anomalies a thread (0: as needed) */
 } IsoInferOptions;
+
+typedef enum IsoParallelKeys
+{
+	ISO_PARALLEL_OFF = 0,
+	ISO_PARALLEL_AUTO,			/* for histories of ISO_PARALLEL_MIN_OPS or more */
+	ISO_PARALLEL_ALWAYS			/* tests: any history of two keys or more */
+} IsoParallelKeys;
+
+#define ISO_PARALLEL_MIN_OPS	(1u << 18)
 
 /*
  * The rw-register keys whose version order the evidence leaves open, kept
@@ -111,6 +124,8 @@ typedef struct IsoInference
 	IsoRegUnknown unknown;		/* those keys, for the search (search.c) */
 	uint32		n_fail;
 	uint32		n_info;
+	uint32		helper_keys;	/* list-append keys inferred on the helper
+								 * thread (IsoInferOptions.parallel_keys) */
 } IsoInference;
 
 /*

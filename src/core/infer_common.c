@@ -16,6 +16,11 @@ iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key, uint32 value,
 	IsoInference *out = b->out;
 	IsoAnomaly *a;
 
+	if (out->n_anomalies == out->cap_anomalies && b->bounded)
+	{
+		b->overflow = true;
+		return;
+	}
 	if (out->n_anomalies == out->cap_anomalies)
 	{
 		uint32		cap = out->cap_anomalies ? out->cap_anomalies * 2 : 64;
@@ -41,6 +46,13 @@ iso_infer_add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type, uin
 {
 	if (from_v == ISO_NONE || to_v == ISO_NONE || from_v == to_v)
 		return;
+	/* bounded: no growth, and none of iso_edgebuf_add's limits (an edge
+	 * without a from op names its key, which may be past one) */
+	if (b->bounded && (b->edges.n == b->edges.cap || from_op == ISO_NONE))
+	{
+		b->overflow = true;
+		return;
+	}
 	iso_edgebuf_add(&b->edges, from_v, to_v, type, key,
 					from_op == ISO_NONE ? ISO_NO_OP : (int32) from_op,
 					to_op == ISO_NONE ? ISO_NO_OP : (int32) to_op);

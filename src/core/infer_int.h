@@ -41,6 +41,18 @@ typedef struct Builder
 	uint32	   *value_pos;		/* per value id: position while marked */
 	uint32	   *dup_stamp;
 	uint32		epoch;
+
+	/*
+	 * Keys inferred on two threads (infer_list.c): each thread's edges and
+	 * anomalies go into room given to it beforehand (bounded: what does not
+	 * fit sets overflow and is dropped, and the key is done again later),
+	 * and the helper thread (in_helper) calls no host function.
+	 */
+	bool		bounded;
+	bool		overflow;
+	bool		in_helper;
+	uint8		parallel;		/* IsoInferOptions.parallel_keys */
+	uint32		parallel_room;	/* IsoInferOptions.parallel_test_room */
 } Builder;
 
 /* A read with the version it shows, for the lost-update rule. */

@@ -445,54 +445,290 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 		if (last_vertex_elem != ISO_NONE)
 			iso_infer_add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
 					 s->elem_op[last_vertex_elem], o);
-		if ((i & 0xfff) == 0)
+		if ((i & 0xfff) == 0 && !b->in_helper)
 			ISO_CHECK_INTERRUPTS();
 	}
 	return true;
+}
+
+/* The scratch arrays of one thread, sized for the key with the most ops. */
+static void
+scratch_init(ListScratch *s, const IsoHistory *h, uint32 max_key_ops, uint32 max_len)
+{
+	uint32		n = max_key_ops + 2;
+
+	s->reads = iso_alloc(sizeof(uint32) * n);
+	s->compatible = iso_alloc(sizeof(bool) * n);
+	s->full_readers = iso_alloc(sizeof(uint32) * n);
+	s->ranked = iso_alloc(sizeof(RankedRead) * n);
+	s->known = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s->elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s->next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
+	s->txn_stamp = iso_alloc0(sizeof(uint32) * Max(h->n_txns, 1));
+	s->txn_last_op = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
+	s->w_stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
+	s->w_op = iso_alloc(sizeof(uint32) * Max(h->values.n, 1));
+	s->w_epoch = 0;
+}
+
+static void
+scratch_free(ListScratch *s)
+{
+	iso_free(s->reads);
+	iso_free(s->compatible);
+	iso_free(s->full_readers);
+	iso_free(s->ranked);
+	iso_free(s->known);
+	iso_free(s->elem_op);
+	iso_free(s->next_vertex);
+	iso_free(s->txn_stamp);
+	iso_free(s->txn_last_op);
+	iso_free(s->w_stamp);
+	iso_free(s->w_op);
+}
+
+/*
+ * Undo what a key left in the scratch that its next turn would read: the
+ * stamps of its transactions (known_order_writers reads key + 1 as "seen
+ * in this key's order"); the other stamps are epochs, new at each turn.
+ */
+static void
+forget_key(Builder *b, uint32 key, ListScratch *s)
+{
+	uint32		i;
+
+	for (i = b->key_start[key]; i < b->key_start[key + 1]; i++)
+		s->txn_stamp[op_txn(b, b->key_ops[i])] = 0;
+}
+
+/*
+ * Keys [from, to) in order, until one has a value written twice (*unique
+ * false), a bounded builder's room runs out (that key's edges and anomalies
+ * are dropped: it is done again later, with room), or *stop is set.
+ * Returns the first key not done.
+ */
+static uint32
+infer_key_range(Builder *b, ListScratch *s, uint32 from, uint32 to, int *stop,
+				bool *unique)
+{
+	uint32		k;
+
+	*unique = true;
+	for (k = from; k < to; k++)
+	{
+		uint64		n_edges = b->edges.n;
+		uint32		n_anomalies = b->out->n_anomalies;
+
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			break;
+		if (!infer_list_key(b, k, s))
+		{
+			*unique = false;
+			break;
+		}
+		if (b->overflow)
+		{
+			b->edges.n = n_edges;
+			b->out->n_anomalies = n_anomalies;
+			b->overflow = false;
+			forget_key(b, k, s);
+			break;
+		}
+		if (b->in_helper)
+			continue;
+		if (b->bounded)
+		{
+			/* the main thread beside a helper: raise nothing until it ends */
+			if (iso_host_stop_requested())
+			{
+				__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+				break;
+			}
+		}
+		else
+			ISO_CHECK_INTERRUPTS();
+	}
+	return k;
+}
+
+/* One thread's share of the keys (KeyThreads). */
+typedef struct KeyShare
+{
+	Builder    *b;
+	ListScratch *s;
+	uint32		from;
+	uint32		to;
+	uint32		next;			/* the first key not done */
+	bool		unique;
+	int		   *stop;
+} KeyShare;
+
+static void
+infer_share(void *arg)
+{
+	KeyShare   *ks = arg;
+
+	ks->next = infer_key_range(ks->b, ks->s, ks->from, ks->to, ks->stop, &ks->unique);
+	if (!ks->unique)
+		__atomic_store_n(ks->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* The key at which the ops divide in two halves (0 if none does). */
+static uint32
+middle_key(const Builder *b)
+{
+	uint32		lo = 0,
+				hi = b->h->keys.n;
+	uint32		half = b->h->n_ops / 2;
+
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (b->key_start[mid] < half)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->h->keys.n ? lo : 0;
+}
+
+#define ANOMALY_ROOM	4096
+
+/*
+ * The keys on two threads: this one takes the keys up to the middle of the
+ * ops, a helper the rest, each into room of its own given beforehand (the
+ * helper's edges in the edge buffer past this one's, its anomalies in an
+ * array of its own), then the helper's edges and anomalies are moved after
+ * this one's.  That is the order one thread makes, key by key: the result
+ * is the same, edge for edge.  Returns the first key not done (a share
+ * that ran out of room stops short, and the caller goes on from there
+ * alone); *unique as for infer_key_range.
+ */
+static uint32
+infer_keys_parallel(Builder *b, ListScratch *s, uint32 max_key_ops, uint32 max_len,
+					bool *unique)
+{
+	const IsoHistory *h = b->h;
+	uint32		mid = middle_key(b);
+	Builder		hb;
+	IsoInference hout;
+	ListScratch hs;
+	KeyShare	mine,
+				theirs;
+	int			stop = 0;
+	uint64		room = b->edges.cap - b->edges.n;
+	uint64		full_cap = b->edges.cap;
+	uint64		cap = full_cap;
+	uint64		split;
+	uint32		anomaly_room = b->parallel_room ? b->parallel_room : ANOMALY_ROOM;
+	uint32		n_values = Max(h->values.n, 1);
+	uint32		next;
+
+	*unique = true;
+	if (mid == 0 || h->n_ops > ISO_EDGE_MAX_OP)
+		return 0;
+	/* the edge buffer's room, by the shares' ops */
+	split = b->edges.n + (uint64) ((double) room * b->key_start[mid] / Max(h->n_ops, 1));
+	if (b->parallel_room)
+	{
+		split = Min(split, b->edges.n + b->parallel_room);
+		cap = Min(cap, split + b->parallel_room);
+	}
+	if (b->out->cap_anomalies - b->out->n_anomalies < anomaly_room)
+	{
+		uint32		want = b->out->n_anomalies + anomaly_room;
+
+		b->out->anomalies = b->out->anomalies ?
+			iso_realloc(b->out->anomalies, sizeof(IsoAnomaly) * want) :
+			iso_alloc(sizeof(IsoAnomaly) * want);
+		b->out->cap_anomalies = want;
+	}
+
+	/* the helper's builder: its own stamps, scratch, room and anomalies */
+	hb = *b;
+	hout = *b->out;
+	hout.anomalies = iso_alloc(sizeof(IsoAnomaly) * anomaly_room);
+	hout.n_anomalies = 0;
+	hout.cap_anomalies = anomaly_room;
+	hb.out = &hout;
+	hb.value_stamp = iso_alloc0(sizeof(uint32) * n_values);
+	hb.value_pos = iso_alloc(sizeof(uint32) * n_values);
+	hb.dup_stamp = iso_alloc0(sizeof(uint32) * n_values);
+	hb.epoch = 0;
+	hb.edges.edges = b->edges.edges + split;
+	hb.edges.n = 0;
+	hb.edges.cap = cap - split;
+	hb.bounded = true;
+	hb.in_helper = true;
+	scratch_init(&hs, h, max_key_ops, max_len);
+
+	b->bounded = true;
+	b->edges.cap = split;
+	mine = (KeyShare) {b, s, 0, mid, 0, true, &stop};
+	theirs = (KeyShare) {&hb, &hs, mid, h->keys.n, mid, true, &stop};
+	if (!iso_host_run_beside(infer_share, &mine, infer_share, &theirs, &stop))
+		mine.next = 0;			/* no thread: all keys alone */
+	b->bounded = false;
+	b->edges.cap = full_cap;
+
+	if (!mine.unique || !theirs.unique)
+	{
+		*unique = false;
+		next = h->keys.n;
+	}
+	else if (mine.next < mid)
+		next = mine.next;		/* the helper's share is done again after */
+	else
+	{
+		uint32		i;
+
+		memmove(b->edges.edges + b->edges.n, hb.edges.edges, sizeof(IsoEdge) * hb.edges.n);
+		b->edges.n += hb.edges.n;
+		for (i = 0; i < hout.n_anomalies; i++)
+		{
+			if (b->out->n_anomalies == b->out->cap_anomalies)
+			{
+				b->out->cap_anomalies *= 2;
+				b->out->anomalies = iso_realloc(b->out->anomalies,
+												sizeof(IsoAnomaly) * b->out->cap_anomalies);
+			}
+			b->out->anomalies[b->out->n_anomalies++] = hout.anomalies[i];
+		}
+		next = theirs.next;
+		b->out->helper_keys = theirs.next - mid;
+	}
+	iso_free(hout.anomalies);
+	iso_free(hb.value_stamp);
+	iso_free(hb.value_pos);
+	iso_free(hb.dup_stamp);
+	scratch_free(&hs);
+	return next;
 }
 
 bool
 iso_infer_lists(Builder *b)
 {
 	const IsoHistory *h = b->h;
-	uint32		n = h->n_ops + 2;
 	uint32		max_len = 0;
+	uint32		max_key_ops = 0;
 	ListScratch s;
 	bool		unique = true;
 	uint32		i;
-	uint32		k;
+	uint32		k = 0;
 
 	for (i = 0; i < h->n_ops; i++)
 		if (h->ops[i].list_len > 0 && (uint32) h->ops[i].list_len > max_len)
 			max_len = (uint32) h->ops[i].list_len;
-	s.reads = iso_alloc(sizeof(uint32) * n);
-	s.compatible = iso_alloc(sizeof(bool) * n);
-	s.full_readers = iso_alloc(sizeof(uint32) * n);
-	s.ranked = iso_alloc(sizeof(RankedRead) * n);
-	s.known = iso_alloc(sizeof(uint32) * (max_len + 1));
-	s.elem_op = iso_alloc(sizeof(uint32) * (max_len + 1));
-	s.next_vertex = iso_alloc(sizeof(uint32) * (max_len + 1));
-	s.txn_stamp = iso_alloc0(sizeof(uint32) * Max(h->n_txns, 1));
-	s.txn_last_op = iso_alloc(sizeof(uint32) * Max(h->n_txns, 1));
-	s.w_stamp = iso_alloc0(sizeof(uint32) * Max(h->values.n, 1));
-	s.w_op = iso_alloc(sizeof(uint32) * Max(h->values.n, 1));
-	s.w_epoch = 0;
-	for (k = 0; k < h->keys.n && unique; k++)
-	{
-		unique = infer_list_key(b, k, &s);
-		ISO_CHECK_INTERRUPTS();
-	}
-	iso_free(s.reads);
-	iso_free(s.compatible);
-	iso_free(s.full_readers);
-	iso_free(s.ranked);
-	iso_free(s.known);
-	iso_free(s.elem_op);
-	iso_free(s.next_vertex);
-	iso_free(s.txn_stamp);
-	iso_free(s.txn_last_op);
-	iso_free(s.w_stamp);
-	iso_free(s.w_op);
+	for (i = 0; i < h->keys.n; i++)
+		max_key_ops = Max(max_key_ops, b->key_start[i + 1] - b->key_start[i]);
+	scratch_init(&s, h, max_key_ops, max_len);
+	if (h->keys.n >= 2 &&
+		(b->parallel == ISO_PARALLEL_ALWAYS ||
+		 (b->parallel == ISO_PARALLEL_AUTO && h->n_ops >= ISO_PARALLEL_MIN_OPS)))
+		k = infer_keys_parallel(b, &s, max_key_ops, max_len, &unique);
+	if (unique)
+		(void) infer_key_range(b, &s, k, h->keys.n, NULL, &unique);
+	scratch_free(&s);
 	return unique;
 }
-

@@ -70,6 +70,20 @@ extern void iso_host_tick(void);
 extern bool iso_host_stop_requested(void);
 
 /*
+ * Run helper(helper_arg) on a second thread while main(main_arg) runs on
+ * this one, and return once both are done; false, running neither, when no
+ * thread could be started (the caller then does the work alone).  The
+ * helper may call no function of this file, nor allocate, nor raise: it
+ * works in memory given to it, takes no signal, and stops early when *stop
+ * becomes nonzero (__atomic_load_n), which is set if main raises an error
+ * (the error then goes on once the helper has stopped).  main may call
+ * iso_host_stop_requested, no other host function.
+ */
+extern bool iso_host_run_beside(void (*main) (void *), void *main_arg,
+								void (*helper) (void *), void *helper_arg,
+								int *stop);
+
+/*
  * Arrange for free_fn(*slot) when the current allocation scope goes away
  * (the server: the current memory context is reset or deleted, also on
  * ERROR), unless *slot is NULL by then.  For memory the host's allocator

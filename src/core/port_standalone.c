@@ -3,6 +3,8 @@
  *	  The host of the core outside the server (unit tests, fuzzers,
  *	  sanitizers): malloc, and errors that abort.  See port.h.
  */
+#include <pthread.h>
+
 #include "port.h"
 
 #include "text.h"
@@ -135,6 +137,37 @@ bool
 iso_host_stop_requested(void)
 {
 	return false;
+}
+
+typedef struct HelperStart
+{
+	void		(*fn) (void *);
+	void	   *arg;
+} HelperStart;
+
+static void *
+helper_start(void *p)
+{
+	HelperStart *hs = p;
+
+	hs->fn(hs->arg);
+	return NULL;
+}
+
+/* Outside the server an error aborts the process: nothing to catch. */
+bool
+iso_host_run_beside(void (*main) (void *), void *main_arg,
+					void (*helper) (void *), void *helper_arg, int *stop)
+{
+	pthread_t	th;
+	HelperStart hs = {helper, helper_arg};
+
+	(void) stop;
+	if (pthread_create(&th, NULL, helper_start, &hs) != 0)
+		return false;
+	main(main_arg);
+	pthread_join(th, NULL);
+	return true;
 }
 
 void

@@ -44,6 +44,8 @@ build_infer_or_fail(IsoBuild *build, bool sorted, bool report)
 	bool		ok;
 
 	iso_check_memory(build->cxt);
+	memset(&options, 0, sizeof(options));
+	options.parallel_keys = iso_parallel_inference ? ISO_PARALLEL_AUTO : ISO_PARALLEL_OFF;
 	options.sequential_keys = iso_assume_sequential_keys;
 	options.linearizable_keys = iso_assume_linearizable_keys;
 	options.unsorted_graph = !sorted;
@@ -63,6 +65,9 @@ build_infer_or_fail(IsoBuild *build, bool sorted, bool report)
 				 errhint("%s", err.hint),
 				 build->history_id != 0 ?
 				 errcontext("history %lld", (long long) build->history_id) : 0));
+	if (build->inf.helper_keys > 0)
+		elog(DEBUG1, "isograph: list-append keys inferred on two threads, %u of %u on the second",
+			 build->inf.helper_keys, build->history.keys.n);
 	/* times nobody has order nothing, whatever their origin */
 	if (build->inf.realtime.n_timed == 0)
 		build->time_source = ISO_TIME_NONE;

@@ -9,6 +9,8 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 #include "miscadmin.h"
@@ -109,6 +111,61 @@ bool
 iso_host_stop_requested(void)
 {
 	return QueryCancelPending || ProcDiePending;
+}
+
+/*
+ * iso_host_run_beside: a second thread in the backend.  The server is not
+ * thread-safe, so the helper touches nothing of it: the core gives it its
+ * own memory (allocated here, before it starts) and it calls no host
+ * function (port.h).  It is started with every signal blocked, so that
+ * the server's handlers run on this thread only; and this thread leaves
+ * the function, by return or by error, only after the helper has ended,
+ * so no memory it uses is freed under it.
+ */
+typedef struct HelperStart
+{
+	void		(*fn) (void *);
+	void	   *arg;
+} HelperStart;
+
+static void *
+helper_start(void *p)
+{
+	HelperStart *hs = p;
+
+	hs->fn(hs->arg);
+	return NULL;
+}
+
+bool
+iso_host_run_beside(void (*main) (void *), void *main_arg,
+					void (*helper) (void *), void *helper_arg, int *stop)
+{
+	pthread_t	th;
+	HelperStart hs = {helper, helper_arg};
+	sigset_t	all,
+				old;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&th, NULL, helper_start, &hs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return false;
+	PG_TRY();
+	{
+		main(main_arg);
+	}
+	PG_CATCH();
+	{
+		__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+		pthread_join(th, NULL);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	pthread_join(th, NULL);
+	return true;
 }
 
 /* iso_host_on_release: the callback and what it frees, in the context. */

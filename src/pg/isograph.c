@@ -21,6 +21,7 @@ int			iso_search_timeout_ms = 60000;
 int			iso_max_memory_mb = 4096;
 bool		iso_use_image = true;
 bool		iso_save_image_on_check = true;
+bool		iso_parallel_inference = true;
 
 void		_PG_init(void);
 
@@ -62,6 +63,7 @@ static const char *const setting_names[] = {
 	"isograph.max_memory",
 	"isograph.use_image",
 	"isograph.save_image_on_check",
+	"isograph.parallel_inference",
 };
 
 #define NSETTINGS lengthof(setting_names)
@@ -221,6 +223,11 @@ _PG_init(void)
 							 "Let a check that read a history's events store its image for the next ones.",
 							 "Only when it can lock the history without waiting, in a READ COMMITTED read-write transaction.",
 							 &iso_save_image_on_check,
+							 true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("isograph.parallel_inference",
+							 "Let a check infer a large list-append history's keys on two threads.",
+							 "The result is the same as on one; off keeps a check on one core.",
+							 &iso_parallel_inference,
 							 true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("isograph");
 }

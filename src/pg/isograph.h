@@ -23,6 +23,7 @@ extern int	iso_search_timeout_ms;
 extern int	iso_max_memory_mb;
 extern bool iso_use_image;
 extern bool iso_save_image_on_check;
+extern bool iso_parallel_inference;
 extern void iso_settings_ready(void);
 
 /* The extension's own tables (catalog.c). */

@@ -67,7 +67,7 @@ read_back(uint8_t *flat, const uint64 *bytes)
 	}
 	if (iso_image_validate(&read) == NULL)
 	{
-		IsoInferOptions opt = {false, false, false};
+		IsoInferOptions opt = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 		IsoInference inf;
 		IsoParseError err;
 

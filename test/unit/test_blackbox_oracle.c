@@ -733,7 +733,7 @@ enum_check(EnumCtx *c)
 	uint32		keys[MAXK * MAXT];
 	uint32		values[MAXK * MAXT];
 	IsoInference inf;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoParseError err;
 	uint32		order[MAXK];
 	int			n = 0,
@@ -1105,7 +1105,7 @@ certificate_ok(const IsoHistory *h, const IsoInference *inf, const IsoSearchResu
 	uint32	   *values = malloc(sizeof(uint32) * (u->n_ver + 1));
 	IsoVersionLog log;
 	IsoInference cinf;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoParseError err;
 	bool		good = r->order_op != NULL;
 	uint32		i,
@@ -1299,7 +1299,7 @@ check_history(Tally *T, const GHist *gp)
 	EdnStats	stats;
 	IsoParseError err;
 	IsoInference inf;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoLevelDecision d[ISO_LEVEL_COUNT];
 	uint32		want;
 	long		orders;

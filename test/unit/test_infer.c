@@ -106,7 +106,7 @@ run(const IsoHistory *h, const IsoVersionLog *log, bool sequential)
 {
 	Result		r;
 	IsoInference inf;
-	IsoInferOptions opt = {sequential, false, false, false};
+	IsoInferOptions opt = {sequential, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoParseError err;
 	double		t0 = now();
 	int			l;
@@ -265,7 +265,7 @@ test_edn(void)
 	EdnStats	stats;
 	IsoParseError err;
 	IsoInference inf;
-	IsoInferOptions opt = {false, false, false, false};
+	IsoInferOptions opt = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	Result		r;
 	bool		parsed;
 
@@ -319,6 +319,13 @@ test_edn(void)
 	   strcmp(err.detail, "Transactions 11 and 12 both write it.") == 0,
 	   "iso_infer rejects a list-append value written twice, the first in op order (%s %s)",
 	   err.message, err.detail);
+	/* the same with the keys on two threads: the duplicate is in the helper's */
+	opt.parallel_keys = ISO_PARALLEL_ALWAYS;
+	memset(&err, 0, sizeof(err));
+	ok(!iso_infer(&h, NULL, &opt, &inf, &err) && err.kind == ISO_PARSE_DUPLICATE &&
+	   strcmp(err.message, "value \"7\" is written to key \"1\" more than once") == 0,
+	   "on two threads too (%s)", err.message);
+	opt.parallel_keys = ISO_PARALLEL_OFF;
 	history_free(&h);
 	/*
 	 * a key with edges and an anomaly first, then one with a value written
@@ -347,6 +354,13 @@ test_edn(void)
 		   strcmp(err.detail, "Transactions 3 and 4 both write it.") == 0,
 		   "iso_infer stops at a later key's value written twice (%s %s)",
 		   err.message, err.detail);
+		/* on two threads: key "a" on this one, "b" on the helper (no leak either) */
+		opt.parallel_keys = ISO_PARALLEL_ALWAYS;
+		memset(&err, 0, sizeof(err));
+		ok(!iso_infer(&h, NULL, &opt, &inf, &err) && err.kind == ISO_PARSE_DUPLICATE &&
+		   strcmp(err.detail, "Transactions 3 and 4 both write it.") == 0,
+		   "on two threads too (%s %s)", err.message, err.detail);
+		opt.parallel_keys = ISO_PARALLEL_OFF;
 		history_free(&h);
 	}
 	iso_history_init(&h, ISO_WORKLOAD_LIST_APPEND);
@@ -588,7 +602,7 @@ static bool
 vertices_are(const IsoHistory *h, const uint32 *want, uint32 n_want, uint32 *n_vertices)
 {
 	IsoInference inf;
-	IsoInferOptions opt = {false, false, false, false};
+	IsoInferOptions opt = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoParseError err;
 	bool		same;
 	uint32		i;

@@ -43,7 +43,7 @@ check_text(const char *text, size_t len, Checked *c)
 {
 	EdnStats	stats;
 	IsoParseError err;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 
 	if (!iso_history_parse_edn(text, len, ISO_WORKLOAD_RW_REGISTER, &c->h, &stats, &err))
 	{
@@ -1096,7 +1096,7 @@ published_one(const char *dir, const char *file, bool si_holds)
 	{
 		EdnStats	stats;
 		IsoParseError err;
-		IsoInferOptions io = {false, false, false, false};
+		IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 
 		if (!ok(iso_history_parse_edn(text, len, ISO_WORKLOAD_RW_REGISTER, &c.h, &stats, &err) &&
 				iso_infer(&c.h, NULL, &io, &c.inf, &err), "%s: parsed", file))
@@ -1172,7 +1172,7 @@ deadline_of_the_call(void)
 	char		got[ISO_LEVEL_COUNT + 1];
 	EdnStats	stats;
 	IsoParseError err;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 
 	memset(&c, 0, sizeof(c));
 	if (!ok(iso_history_parse_edn(edn, strlen(edn), ISO_WORKLOAD_RW_REGISTER, &c.h, &stats, &err) &&
@@ -1236,7 +1236,7 @@ closure_vs_bfs(void)
 					w;
 		EdnStats	stats;
 		IsoParseError err;
-		IsoInferOptions io = {false, false, false, false};
+		IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 
 		/*
 		 * Values 1.. per key: each write a fresh one; each read one of the
@@ -1404,7 +1404,7 @@ window_blocks(void)
 	uint32		t;
 	EdnStats	stats;
 	IsoParseError err;
-	IsoInferOptions io = {false, false, false, false};
+	IsoInferOptions io = {false, false, false, false, ISO_PARALLEL_OFF, 0};
 	IsoSearchOptions o = opts;
 	IsoSearchResult r;
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The list-append keys of a large history inferred on two threads
+# (isograph.parallel_inference, on by default from 2^18 micro-ops): the
+# second thread is used (the DEBUG message), every level's rows are those
+# of one thread, row for row and in the same order, on a history with
+# anomalies injected all over its keys; and statement timeouts that land
+# all along a check (the two threads' part among them) cancel it with
+# 57014, the backend stays up, the server does not restart, and the same
+# session checks again.
+. "$(dirname "$0")/lib.sh"
+
+gen_edn "$WORK/parallel.edn" --txns 50000 --processes 20 --keys 500 --seed 11 \
+	--inject G0,G1a,G1b,G1c,G-single,G-nonadjacent,G2-item,lost-update,internal,incompatible-order,duplicate-elements,garbage-read \
+	--inject-every 4000
+id=$(load_edn hardening-parallel "$WORK/parallel.edn")
+levels="pl-1 pl-2 pl-2.99 psi si ser strong-session-si strong-session-serializable strict-serializable"
+
+# rows SETTING: every level's iso_check rows and iso_levels' rows, in order
+rows() {
+	psql -X -q -A -t -v ON_ERROR_STOP=1 -v id="$id" <<SQL
+SET isograph.parallel_inference = $1;
+$(for l in $levels; do echo "SELECT '$l', c::text FROM iso_check('$l', :id) c;"; done)
+SELECT l::text FROM iso_levels(:id) l;
+SQL
+}
+on=$(rows on)
+off=$(rows off)
+n_rows=$(grep -c "^ser|" <<<"$on")
+diag "iso_check('ser') rows: $n_rows; all rows: $(wc -l <<<"$on")"
+ok $([ -n "$on" ] && [ "$on" = "$off" ] && echo 0 || echo 1) \
+	"every level's rows on two threads are those of one, in the same order"
+ok $([ "$n_rows" -ge 10 ] && echo 0 || echo 1) "and they report violations ($n_rows ser rows)"
+# the anomalies injected into keys all over the history, on both threads' keys
+names=$(q -c "SELECT string_agg(DISTINCT anomaly, ',' ORDER BY anomaly) FROM iso_check('pl-1', $id)
+	UNION ALL SELECT string_agg(DISTINCT anomaly, ',' ORDER BY anomaly) FROM iso_check('ser', $id)" | tr '\n' ',')
+diag "anomalies: $names"
+ok $(grep -q 'G1a' <<<"$names" && grep -q 'incompatible-order' <<<"$names" &&
+	grep -q 'duplicate-elements' <<<"$names" && grep -q 'G2' <<<"$names" && echo 0 || echo 1) \
+	"the injected anomalies are reported (G1a, incompatible-order, duplicate-elements, G2)"
+
+# the second thread is used when on, not when off, nor below the size
+debug() {
+	psql -X -q -A -t -v id="$id" 2>&1 <<SQL
+SET isograph.parallel_inference = $1;
+SET client_min_messages = debug1;
+SELECT count(*) FROM iso_levels($2);
+SQL
+}
+small=$(q -c "SELECT iso_load_jepsen('hardening-parallel-small', '{:type :ok, :value [[:append 1 1] [:append 2 1]]}
+{:type :ok, :value [[:r 1 [1]] [:r 2 [1]]]}')")
+# (captured first: grep -q ends a pipe early, which pipefail would count)
+d_on=$(debug on "$id"); d_off=$(debug off "$id"); d_small=$(debug on "$small")
+diag "on: $(grep 'two threads' <<<"$d_on")"
+ok $(grep -q 'inferred on two threads' <<<"$d_on" && echo 0 || echo 1) "on: the keys are inferred on two threads"
+ok $(grep -q 'inferred on two threads' <<<"$d_off" && echo 1 || echo 0) "off: on one"
+ok $(grep -q '^9$' <<<"$d_small" && ! grep -q 'inferred on two threads' <<<"$d_small" && echo 0 || echo 1) \
+	"a small history: on one"
+
+# statement timeouts all along one check
+start=$(q -c "SELECT pg_postmaster_start_time()")
+full=999999
+for i in 1 2 3; do
+	t=$(psql -X -q -A -t -v id="$id" <<'SQL' | sed -n 's/^elapsed|//p'
+SET isograph.use_image = off;
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+SELECT count(*) FROM iso_levels(:id) \g /dev/null
+SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
+SQL
+	)
+	[ -n "$t" ] && [ "$t" -lt "$full" ] && full=$t
+done
+diag "iso_levels from the events: $full ms uncancelled"
+bad=0 cancelled=0
+for pct in 10 20 30 40 50 60 70 80 90; do
+	ms=$(( full * pct / 100 )); [ "$ms" -lt 1 ] && ms=1
+	out=$(psql -X -q -A -t -v id="$id" -v small="$small" 2>&1 <<SQL
+\set ON_ERROR_STOP off
+SET isograph.use_image = off;
+SET statement_timeout = $ms;
+SELECT count(*) FROM iso_levels(:id);
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'next', (SELECT count(*) FROM iso_levels(:small) WHERE holds);
+SQL
+	)
+	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+	[ "$state" = 57014 ] && cancelled=$((cancelled + 1))
+	if { [ "$state" != 57014 ] && [ "$state" != 00000 ]; } || ! grep -q '^next|9$' <<<"$out"; then
+		bad=$((bad + 1)); diag "timeout $ms ms: $out"
+	fi
+done
+ok $([ "$bad" -eq 0 ] && [ "$cancelled" -ge 5 ] && echo 0 || echo 1) \
+	"timeouts at 10-90 % of the check: each cancelled (57014) or done, then the next check runs ($cancelled cancelled)"
+ok $([ "$(q -c "SELECT pg_postmaster_start_time()")" = "$start" ] && echo 0 || echo 1) \
+	"the server did not restart"
+finish
