@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/hardening/run.sh: the cancellation, memory-limit, concurrency and
+# test/hardening/run.sh: the cancellation, memory-limit, concurrency, two-thread inference and
 # SQL-shape (NULL arguments, load and check in one statement, parallel
 # queries), damage and encodings (databases of encoding UTF8, LATIN1 and
 # EUC_JP, dumped and restored) tests against the server in PGHOST/PGPORT/PGUSER (a superuser; the
@@ -11,7 +11,7 @@
 # Generates its histories with bench/isograph-gen (built if missing).
 #
 #   test/hardening/run.sh                 all tests
-#   test/hardening/run.sh cancel memory   some of them (also: concurrency sql_shapes damage encodings tenancy stream_memory)
+#   test/hardening/run.sh cancel memory   some of them (also: concurrency sql_shapes damage encodings tenancy stream_memory parallel_inference)
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 export HARDENING_WORK
@@ -28,7 +28,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS isograph_hardening WITH (FORC
 	{ echo "cannot create database isograph_hardening with the extension"; echo "0 passed, 1 failed"; exit 1; }
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(cancel search_cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy stream_memory)
+[ ${#tests[@]} -gt 0 ] || tests=(cancel search_cancel memory realtime_memory concurrency sql_shapes damage encodings tenancy stream_memory parallel_inference)
 passed=0 failed=0 todo=0 broken=()
 start=$(date +%s)
 for t in "${tests[@]}"; do
