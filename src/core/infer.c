@@ -635,6 +635,106 @@ builder_free_tables(Builder *b)
 	b->dup_stamp = NULL;
 }
 
+/*
+ * The edge buffer's first pages made resident on a second thread while
+ * this one does the steps before the edges (op flags, grouping, vertices,
+ * internal consistency), where the second core would be idle: a fresh
+ * page costs far more on first touch than its zeroing, in a virtual
+ * machine most of all (10M transactions: half of the list keys' time was
+ * the kernel zeroing the buffer's pages as edges arrived).  As many edges
+ * as the history is estimated to make (list_edges_estimate), where the two
+ * threads' shares will put them (infer_keys_parallel), so that few pages
+ * are made resident that the edges would not have touched.
+ */
+struct Prefault
+{
+	const IsoHistory *h;
+	char	   *base;
+	uint64		cap;			/* edges the buffer holds */
+	uint64		estimate;		/* list_edges_estimate, by the helper */
+	int			stop;
+	IsoHelper  *helper;
+};
+
+#define PREFAULT_PAGE	4096
+
+/*
+ * The list edges a history is about to make: an append gives a ww edge, a
+ * read a wr and mostly an rw (1.31 an op in bench/run's histories, whose
+ * estimate is 1.30).  infer_list.c lays the two threads' shares out by it.
+ */
+static uint64
+list_edges_estimate(const IsoHistory *h)
+{
+	uint64		appends = 0,
+				reads = 0;
+	uint32		i;
+
+	for (i = 0; i < h->n_ops; i++)
+	{
+		if (h->ops[i].kind == ISO_OP_READ)
+			reads++;
+		else
+			appends++;
+	}
+	return appends + reads * 8 / 5;
+}
+
+static void
+prefault_pages(void *arg)
+{
+	Prefault   *pf = arg;
+	uint64		bytes;
+	uint64		off;
+
+	/* the estimate first, then its pages (as far as the shares' layout) */
+	pf->estimate = list_edges_estimate(pf->h);
+	bytes = sizeof(IsoEdge) * Min(pf->estimate, pf->cap);
+	for (off = 0; off < bytes; off += PREFAULT_PAGE)
+	{
+		if ((off & ((UINT64_C(1) << 24) - 1)) == 0 &&
+			__atomic_load_n(&pf->stop, __ATOMIC_RELAXED))
+			return;
+		/* a write, so the page is there for writing; its bytes are no one's yet */
+		((volatile char *) pf->base)[off] = 0;
+	}
+}
+
+static Prefault *
+prefault_edges_start(Builder *b)
+{
+	Prefault   *pf;
+
+	if (b->h->workload != ISO_WORKLOAD_LIST_APPEND || b->parallel == ISO_PARALLEL_OFF ||
+		(b->parallel == ISO_PARALLEL_AUTO && b->h->n_ops < ISO_PARALLEL_MIN_OPS))
+		return NULL;
+	/* (allocated, not on this stack: an error may leave iso_infer first) */
+	pf = iso_alloc(sizeof(Prefault));
+	pf->h = b->h;
+	pf->base = (char *) b->edges.edges;
+	pf->cap = b->edges.cap;
+	pf->estimate = 0;
+	pf->stop = 0;
+	pf->helper = iso_host_helper_start(prefault_pages, pf, &pf->stop);
+	if (pf->helper == NULL)
+	{
+		iso_free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+/* Wait for it: the edges go into the buffer next. */
+static void
+prefault_edges_end(Builder *b, Prefault *pf)
+{
+	if (pf == NULL)
+		return;
+	iso_host_helper_join(pf->helper);
+	b->list_edges_estimate = pf->estimate;
+	iso_free(pf);
+}
+
 /* ---------------------------------------------------------------------
  * Entry point
  * --------------------------------------------------------------------- */
@@ -644,6 +744,7 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		  const IsoInferOptions *options, IsoInference *out, IsoParseError *err)
 {
 	Builder		b;
+	Prefault   *prefault;
 	IsoVersionLog empty_log = {0, NULL, NULL};
 	uint32		n_values = Max(h->values.n, 1);
 
@@ -678,19 +779,21 @@ iso_infer(const IsoHistory *h, const IsoVersionLog *log,
 		builder_free_tables(&b);
 		return false;
 	}
+	/* data edges are about 2 per op, real-time ones a few per txn: one
+	 * allocation up front (pages are only touched as edges arrive) */
+	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 3 + 16);
+	prefault = prefault_edges_start(&b);
 	mark_op_flags(&b);
 	group_ops_by_key(&b);
 	find_vertices(&b);
 
-	/* data edges are about 2 per op, real-time ones a few per txn: one
-	 * allocation up front (pages are only touched as edges arrive) */
-	iso_edgebuf_init(&b.edges, (uint64) h->n_ops * 3 + 16);
 	b.value_stamp = iso_alloc0(sizeof(uint32) * n_values);
 	b.value_pos = iso_alloc(sizeof(uint32) * n_values);
 	b.dup_stamp = iso_alloc0(sizeof(uint32) * n_values);
 
 	check_internal(&b);
 
+	prefault_edges_end(&b, prefault);
 	if (h->workload == ISO_WORKLOAD_LIST_APPEND)
 	{
 		if (!iso_infer_lists(&b))

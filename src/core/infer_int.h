@@ -22,6 +22,8 @@ typedef struct WriteMap
 	uint64		mask;
 } WriteMap;
 
+typedef struct Prefault Prefault;
+
 typedef struct Builder
 {
 	const IsoHistory *h;
@@ -53,6 +55,7 @@ typedef struct Builder
 	bool		in_helper;
 	uint8		parallel;		/* IsoInferOptions.parallel_keys */
 	uint32		parallel_room;	/* IsoInferOptions.parallel_test_room */
+	uint64		list_edges_estimate;	/* infer.c, 0: none */
 } Builder;
 
 /* A read with the version it shows, for the lost-update rule. */

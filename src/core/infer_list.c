@@ -628,8 +628,19 @@ infer_keys_parallel(Builder *b, ListScratch *s, uint32 max_key_ops, uint32 max_l
 	*unique = true;
 	if (mid == 0 || h->n_ops > ISO_EDGE_MAX_OP)
 		return 0;
-	/* the edge buffer's room, by the shares' ops */
+	/*
+	 * The edge buffer's room, by the shares' ops; with an estimate of the
+	 * edges (infer.c, whose pages it made resident), the helper's share
+	 * begins a little past where this one's is expected to end, so that
+	 * moving its edges after this one's moves them a little only, into
+	 * pages already there.  (A share whose edges outgrow the estimate by
+	 * more stops short of its room: the rest is then done alone.)
+	 */
 	split = b->edges.n + (uint64) ((double) room * b->key_start[mid] / Max(h->n_ops, 1));
+	if (b->list_edges_estimate > 0)
+		split = Min(split, b->edges.n + 4096 +
+					(uint64) ((double) b->list_edges_estimate * 1.15 *
+							  b->key_start[mid] / Max(h->n_ops, 1)));
 	if (b->parallel_room)
 	{
 		split = Min(split, b->edges.n + b->parallel_room);

@@ -84,6 +84,17 @@ extern bool iso_host_run_beside(void (*main) (void *), void *main_arg,
 								int *stop);
 
 /*
+ * The same helper, started while the caller goes on with anything (host
+ * functions, errors included).  It is stopped (*stop set) and waited for
+ * by iso_host_helper_join, or, if an error comes first, when the memory
+ * context current at the start is reset: so it must use only memory of
+ * that context or older.  NULL when no thread could be started.
+ */
+typedef struct IsoHelper IsoHelper;
+extern IsoHelper *iso_host_helper_start(void (*helper) (void *), void *arg, int *stop);
+extern void iso_host_helper_join(IsoHelper *helper);
+
+/*
  * Arrange for free_fn(*slot) when the current allocation scope goes away
  * (the server: the current memory context is reset or deleted, also on
  * ERROR), unless *slot is NULL by then.  For memory the host's allocator

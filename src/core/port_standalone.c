@@ -154,6 +154,35 @@ helper_start(void *p)
 	return NULL;
 }
 
+struct IsoHelper
+{
+	pthread_t	th;
+	HelperStart hs;
+};
+
+IsoHelper *
+iso_host_helper_start(void (*helper) (void *), void *arg, int *stop)
+{
+	IsoHelper  *h = iso_alloc(sizeof(IsoHelper));
+
+	(void) stop;
+	h->hs.fn = helper;
+	h->hs.arg = arg;
+	if (pthread_create(&h->th, NULL, helper_start, &h->hs) != 0)
+	{
+		iso_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void
+iso_host_helper_join(IsoHelper *h)
+{
+	pthread_join(h->th, NULL);
+	iso_free(h);
+}
+
 /* Outside the server an error aborts the process: nothing to catch. */
 bool
 iso_host_run_beside(void (*main) (void *), void *main_arg,

@@ -137,21 +137,90 @@ helper_start(void *p)
 	return NULL;
 }
 
-bool
-iso_host_run_beside(void (*main) (void *), void *main_arg,
-					void (*helper) (void *), void *helper_arg, int *stop)
+/* Start a thread that takes no signal; false if none could be. */
+static bool
+start_helper_thread(pthread_t *th, HelperStart *hs)
 {
-	pthread_t	th;
-	HelperStart hs = {helper, helper_arg};
 	sigset_t	all,
 				old;
 	int			rc;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&th, NULL, helper_start, &hs);
+	rc = pthread_create(th, NULL, helper_start, hs);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	return rc == 0;
+}
+
+/*
+ * iso_host_helper_start: the helper is joined by iso_host_helper_join, or
+ * by a callback of the memory context it was started in, which runs before
+ * the context's memory is freed (on an error, the context's reset).
+ */
+struct IsoHelper
+{
+	pthread_t	th;
+	HelperStart hs;
+	int		   *stop;
+	bool		joined;
+	MemoryContextCallback cb;
+};
+
+static void
+helper_join_once(IsoHelper *h)
+{
+	if (h->joined)
+		return;
+	h->joined = true;
+	pthread_join(h->th, NULL);
+}
+
+static void
+helper_reset_callback(void *arg)
+{
+	IsoHelper  *h = arg;
+
+	/* once joined, *stop may be gone (freed by the caller) */
+	if (h->joined)
+		return;
+	__atomic_store_n(h->stop, 1, __ATOMIC_RELAXED);
+	helper_join_once(h);
+}
+
+IsoHelper *
+iso_host_helper_start(void (*helper) (void *), void *arg, int *stop)
+{
+	IsoHelper  *h = palloc0(sizeof(IsoHelper));
+
+	h->hs.fn = helper;
+	h->hs.arg = arg;
+	h->stop = stop;
+	if (!start_helper_thread(&h->th, &h->hs))
+	{
+		pfree(h);
+		return NULL;
+	}
+	h->cb.func = helper_reset_callback;
+	h->cb.arg = h;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &h->cb);
+	return h;
+}
+
+void
+iso_host_helper_join(IsoHelper *h)
+{
+	/* the handle stays until its context goes: the callback cannot be removed */
+	helper_join_once(h);
+}
+
+bool
+iso_host_run_beside(void (*main) (void *), void *main_arg,
+					void (*helper) (void *), void *helper_arg, int *stop)
+{
+	pthread_t	th;
+	HelperStart hs = {helper, helper_arg};
+
+	if (!start_helper_thread(&th, &hs))
 		return false;
 	PG_TRY();
 	{
