@@ -445,7 +445,9 @@ infer_list_key(Builder *b, uint32 key, ListScratch *s)
 		if (last_vertex_elem != ISO_NONE)
 			iso_infer_add_edge(b, op_vertex(b, s->elem_op[last_vertex_elem]), v, ISO_EDGE_WW, key,
 					 s->elem_op[last_vertex_elem], o);
-		if ((i & 0xfff) == 0 && !b->in_helper)
+		/* beside a helper (bounded), neither thread acts on interrupts here:
+		 * infer_key_range tests for them between keys */
+		if ((i & 0xfff) == 0 && !b->bounded)
 			ISO_CHECK_INTERRUPTS();
 	}
 	return true;
