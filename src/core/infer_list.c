@@ -553,7 +553,7 @@ infer_key_range(Builder *b, ListScratch *s, uint32 from, uint32 to, int *stop,
 	return k;
 }
 
-/* One thread's share of the keys (KeyThreads). */
+/* One thread's share of the keys (infer_keys_parallel). */
 typedef struct KeyShare
 {
 	Builder    *b;
