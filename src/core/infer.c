@@ -680,23 +680,46 @@ list_edges_estimate(const IsoHistory *h)
 	return appends + reads * 8 / 5;
 }
 
+/* where infer_keys_parallel will begin the helper's share, for half the ops */
+static uint64
+helper_share_start(uint64 estimate)
+{
+	return 4096 + (uint64) ((double) estimate * 1.15 / 2);
+}
+
+#define PREFAULT_CHUNK	((uint64) 1 << 20)
+
 static void
 prefault_pages(void *arg)
 {
 	Prefault   *pf = arg;
-	uint64		bytes;
+	uint64		share_bytes;
 	uint64		off;
+	char	   *share[2];
 
-	/* the estimate first, then its pages (as far as the shares' layout) */
+	/*
+	 * The estimate first, then the pages of the two shares, a chunk of
+	 * each in turn, until done or stopped (prefault_edges_end stops it
+	 * when this thread's steps are done: what is left is faulted in by
+	 * the list keys' two threads as they go, each its own share's).
+	 */
 	pf->estimate = list_edges_estimate(pf->h);
-	bytes = sizeof(IsoEdge) * Min(pf->estimate, pf->cap);
-	for (off = 0; off < bytes; off += PREFAULT_PAGE)
+	if (helper_share_start(pf->estimate) + pf->estimate / 2 > pf->cap)
+		return;
+	share_bytes = sizeof(IsoEdge) * (pf->estimate / 2);
+	share[0] = pf->base;
+	share[1] = pf->base + sizeof(IsoEdge) * helper_share_start(pf->estimate);
+	for (off = 0; off < share_bytes; off += PREFAULT_CHUNK)
 	{
-		if ((off & ((UINT64_C(1) << 24) - 1)) == 0 &&
-			__atomic_load_n(&pf->stop, __ATOMIC_RELAXED))
+		int			i;
+		uint64		p;
+
+		if (__atomic_load_n(&pf->stop, __ATOMIC_RELAXED))
 			return;
-		/* a write, so the page is there for writing; its bytes are no one's yet */
-		((volatile char *) pf->base)[off] = 0;
+		for (i = 0; i < 2; i++)
+			for (p = off; p < Min(off + PREFAULT_CHUNK, share_bytes); p += PREFAULT_PAGE)
+				/* a write, so the page is there for writing; its bytes are no one's yet */
+				((volatile char *) share[i])[p] = 0;
 	}
 }
 
@@ -724,12 +747,13 @@ prefault_edges_start(Builder *b)
 	return pf;
 }
 
-/* Wait for it: the edges go into the buffer next. */
+/* Stop it and wait: the edges go into the buffer next. */
 static void
 prefault_edges_end(Builder *b, Prefault *pf)
 {
 	if (pf == NULL)
 		return;
+	__atomic_store_n(&pf->stop, 1, __ATOMIC_RELAXED);
 	iso_host_helper_join(pf->helper);
 	b->list_edges_estimate = pf->estimate;
 	iso_free(pf);

@@ -643,6 +643,7 @@ infer_keys_parallel(Builder *b, ListScratch *s, uint32 max_key_ops, uint32 max_l
 		split = Min(split, b->edges.n + 4096 +
 					(uint64) ((double) b->list_edges_estimate * 1.15 *
 							  b->key_start[mid] / Max(h->n_ops, 1)));
+	/* (infer.c's helper_share_start is this for half the ops: keep them alike) */
 	if (b->parallel_room)
 	{
 		split = Min(split, b->edges.n + b->parallel_room);
