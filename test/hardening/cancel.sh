@@ -12,16 +12,7 @@ small=$(q -c "SELECT iso_load_jepsen('hardening-cancel-small', '{:type :ok, :val
 # Run time of the check uncancelled, measured in the session as the
 # timeouts below are (a client's start-up is no part of it; warm: the
 # fastest of three runs).
-full=999999
-for i in 1 2 3; do
-	t=$(psql -X -q -A -t -v big="$big" <<'SQL' | sed -n 's/^elapsed|//p'
-SELECT pg_catalog.clock_timestamp() AS t0 \gset
-SELECT count(*) FROM iso_levels(:big) \g /dev/null
-SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
-SQL
-	)
-	[ -n "$t" ] && [ "$t" -lt "$full" ] && full=$t
-done
+full=$(fastest_check_ms "$big")
 diag "iso_levels on $BIG_TXNS transactions: $full ms uncancelled"
 
 # timeout_session TIMEOUT_MS SQL: one session: timed-out statement, then the

@@ -40,6 +40,24 @@ finish() { echo "1..$tap_n"; [ "$tap_fail" -eq 0 ]; }
 q() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }	# one query, bare output
 now_ms() { date +%s%3N; }
 
+# fastest_check_ms ID [SETTING]: the fastest of three iso_levels(ID) runs,
+# in ms, measured in the session as statement timeouts are (a client's
+# start-up is no part of it); SETTING: a SET statement run first
+fastest_check_ms() {
+	local full=999999 t i
+	for i in 1 2 3; do
+		t=$(psql -X -q -A -t -v id="$1" <<SQL | sed -n 's/^elapsed|//p'
+${2:-}
+SELECT pg_catalog.clock_timestamp() AS t0 \gset
+SELECT count(*) FROM iso_levels(:id) \g /dev/null
+SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
+SQL
+		)
+		[ -n "$t" ] && [ "$t" -lt "$full" ] && full=$t
+	done
+	echo "$full"
+}
+
 # gen_edn FILE ARGS...: a generated EDN history (builds the generator once)
 gen_edn() {
 	local f=$1; shift

@@ -58,17 +58,7 @@ ok $(grep -q '^9$' <<<"$d_small" && ! grep -q 'inferred on two threads' <<<"$d_s
 
 # statement timeouts all along one check
 start=$(q -c "SELECT pg_postmaster_start_time()")
-full=999999
-for i in 1 2 3; do
-	t=$(psql -X -q -A -t -v id="$id" <<'SQL' | sed -n 's/^elapsed|//p'
-SET isograph.use_image = off;
-SELECT pg_catalog.clock_timestamp() AS t0 \gset
-SELECT count(*) FROM iso_levels(:id) \g /dev/null
-SELECT 'elapsed', round(extract(epoch FROM pg_catalog.clock_timestamp() - :'t0'::timestamptz) * 1000);
-SQL
-	)
-	[ -n "$t" ] && [ "$t" -lt "$full" ] && full=$t
-done
+full=$(fastest_check_ms "$id" 'SET isograph.use_image = off;')
 diag "iso_levels from the events: $full ms uncancelled"
 bad=0 cancelled=0
 for pct in 10 20 30 40 50 60 70 80 90; do
