@@ -680,13 +680,6 @@ list_edges_estimate(const IsoHistory *h)
 	return appends + reads * 8 / 5;
 }
 
-/* where infer_keys_parallel will begin the helper's share, for half the ops */
-static uint64
-helper_share_start(uint64 estimate)
-{
-	return 4096 + (uint64) ((double) estimate * 1.15 / 2);
-}
-
 #define PREFAULT_CHUNK	((uint64) 1 << 20)
 
 static void
@@ -694,6 +687,7 @@ prefault_pages(void *arg)
 {
 	Prefault   *pf = arg;
 	uint64		share_bytes;
+	uint64		helper_at;
 	uint64		off;
 	char	   *share[2];
 
@@ -704,11 +698,13 @@ prefault_pages(void *arg)
 	 * the list keys' two threads as they go, each its own share's).
 	 */
 	pf->estimate = list_edges_estimate(pf->h);
-	if (helper_share_start(pf->estimate) + pf->estimate / 2 > pf->cap)
+	/* (where infer_keys_parallel begins the helper's share, for half the ops) */
+	helper_at = helper_share_start(pf->estimate, pf->h->n_ops / 2, pf->h->n_ops);
+	if (helper_at + pf->estimate / 2 > pf->cap)
 		return;
 	share_bytes = sizeof(IsoEdge) * (pf->estimate / 2);
 	share[0] = pf->base;
-	share[1] = pf->base + sizeof(IsoEdge) * helper_share_start(pf->estimate);
+	share[1] = pf->base + sizeof(IsoEdge) * helper_at;
 	for (off = 0; off < share_bytes; off += PREFAULT_CHUNK)
 	{
 		int			i;

@@ -41,6 +41,19 @@ iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key, uint32 value,
 }
 
 void
+iso_infer_reserve_anomalies(IsoInference *out, uint32 more)
+{
+	uint32		want = out->n_anomalies + more;
+
+	if (out->cap_anomalies >= want)
+		return;
+	out->anomalies = out->anomalies ?
+		iso_realloc(out->anomalies, sizeof(IsoAnomaly) * want) :
+		iso_alloc(sizeof(IsoAnomaly) * want);
+	out->cap_anomalies = want;
+}
+
+void
 iso_infer_add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type, uint32 key,
 		 uint32 from_op, uint32 to_op)
 {

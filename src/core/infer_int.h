@@ -139,7 +139,21 @@ mix64(uint64 x)
 	return x;
 }
 
+/*
+ * Where the helper thread's share of the list keys begins in the edge
+ * buffer (infer_list.c), given the list edges estimated (infer.c, which
+ * makes those pages resident beforehand): 15 % past where the first
+ * share, of ops_before of the n_ops ops, is expected to end.
+ */
+static inline uint64
+helper_share_start(uint64 estimate, uint32 ops_before, uint32 n_ops)
+{
+	return 4096 + (uint64) ((double) estimate * 1.15 * ops_before / Max(n_ops, 1));
+}
+
 /* infer_common.c */
+/* Room for more anomalies in out, at least (its array grown once). */
+extern void iso_infer_reserve_anomalies(IsoInference *out, uint32 more);
 extern void iso_infer_add_anomaly(Builder *b, IsoAnomalyKind kind, uint32 key,
 								  uint32 value, uint32 op_a, uint32 op_b);
 extern void iso_infer_add_edge(Builder *b, uint32 from_v, uint32 to_v, IsoEdgeType type,

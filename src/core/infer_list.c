@@ -640,24 +640,14 @@ infer_keys_parallel(Builder *b, ListScratch *s, uint32 max_key_ops, uint32 max_l
 	 */
 	split = b->edges.n + (uint64) ((double) room * b->key_start[mid] / Max(h->n_ops, 1));
 	if (b->list_edges_estimate > 0)
-		split = Min(split, b->edges.n + 4096 +
-					(uint64) ((double) b->list_edges_estimate * 1.15 *
-							  b->key_start[mid] / Max(h->n_ops, 1)));
-	/* (infer.c's helper_share_start is this for half the ops: keep them alike) */
+		split = Min(split, b->edges.n +
+					helper_share_start(b->list_edges_estimate, b->key_start[mid], h->n_ops));
 	if (b->parallel_room)
 	{
 		split = Min(split, b->edges.n + b->parallel_room);
 		cap = Min(cap, split + b->parallel_room);
 	}
-	if (b->out->cap_anomalies - b->out->n_anomalies < anomaly_room)
-	{
-		uint32		want = b->out->n_anomalies + anomaly_room;
-
-		b->out->anomalies = b->out->anomalies ?
-			iso_realloc(b->out->anomalies, sizeof(IsoAnomaly) * want) :
-			iso_alloc(sizeof(IsoAnomaly) * want);
-		b->out->cap_anomalies = want;
-	}
+	iso_infer_reserve_anomalies(b->out, anomaly_room);
 
 	/* the helper's builder: its own stamps, scratch, room and anomalies */
 	hb = *b;
@@ -695,20 +685,12 @@ infer_keys_parallel(Builder *b, ListScratch *s, uint32 max_key_ops, uint32 max_l
 		next = mine.next;		/* the helper's share is done again after */
 	else
 	{
-		uint32		i;
-
 		memmove(b->edges.edges + b->edges.n, hb.edges.edges, sizeof(IsoEdge) * hb.edges.n);
 		b->edges.n += hb.edges.n;
-		for (i = 0; i < hout.n_anomalies; i++)
-		{
-			if (b->out->n_anomalies == b->out->cap_anomalies)
-			{
-				b->out->cap_anomalies *= 2;
-				b->out->anomalies = iso_realloc(b->out->anomalies,
-												sizeof(IsoAnomaly) * b->out->cap_anomalies);
-			}
-			b->out->anomalies[b->out->n_anomalies++] = hout.anomalies[i];
-		}
+		iso_infer_reserve_anomalies(b->out, hout.n_anomalies);
+		memcpy(b->out->anomalies + b->out->n_anomalies, hout.anomalies,
+			   sizeof(IsoAnomaly) * hout.n_anomalies);
+		b->out->n_anomalies += hout.n_anomalies;
 		next = theirs.next;
 		b->out->helper_keys = theirs.next - mid;
 	}
