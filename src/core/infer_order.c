@@ -161,6 +161,11 @@ iso_infer_defer_realtime(Builder *b)
 	iso_realtime_order_build(b->h, out->vertex_txn, out->n_vertices,
 							 ISO_RT_LIMIT(out->n_vertices),
 							 &out->realtime_order, &out->realtime);
+	/* as the list keys: on two threads for large histories */
+	if (b->parallel == ISO_PARALLEL_ALWAYS)
+		out->realtime_order.two_threads_from = 2;
+	else if (b->parallel == ISO_PARALLEL_AUTO)
+		out->realtime_order.two_threads_from = ISO_PARALLEL_MIN_OPS;
 	out->edges_pending = b->edges;
 	memset(&b->edges, 0, sizeof(b->edges));
 	out->realtime_deferred = true;

@@ -331,6 +331,7 @@ iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_txn, uint32 n
 {
 	order->n = n;
 	order->max_reduction = max_reduction;
+	order->two_threads_from = UINT64_MAX;
 	order->ev = order_events(h, vertex_txn, NULL, n, n, &order->n_ev, info);
 	/* as iso_realtime_edges would find it (its note says so) */
 	info->dense = info->n_reduction > max_reduction;
@@ -353,47 +354,163 @@ iso_realtime_order_free(IsoRealtimeOrder *order)
 }
 
 /*
- * The edges' targets grouped by source, self-edges left out: succ[start[v]
- * .. start[v + 1]) are v's, and indeg[v] counts the edges into v.  4 bytes
- * an edge: the pass reads the builder's flat buffer (no graph is made for
- * a history that holds), and this is a quarter of moving its 16-byte edges
- * into a CSR.  Returns succ; start has n + 1 entries, indeg n, zeroed.
+ * The edges' targets grouped by source, self-edges left out: for the
+ * edges [from, to) of the buffer, succ[start[v] .. start[v + 1]) are v's
+ * targets, and indeg[v] counts the edges into v.  4 bytes an edge: the
+ * pass reads the builder's flat buffer (no graph is made for a history
+ * that holds), and this is a quarter of moving its 16-byte edges into a
+ * CSR.  A large buffer is grouped in two halves on two threads, each into
+ * arrays of its own (one succ for both, each source's targets of one
+ * half then the other's, had the two cores writing the same cache lines:
+ * the pass was slower on two threads than on one).
  */
-static uint32 *
-targets_by_source(const IsoEdge *edges, uint64 n_edges, uint32 n,
-				  uint64 *start, uint32 *indeg)
+typedef enum GroupThread
 {
-	uint32	   *succ;
+	GROUP_ALONE,				/* this thread, nothing beside it */
+	GROUP_BESIDE,				/* this thread, beside a helper */
+	GROUP_HELPER				/* the helper: no host function */
+} GroupThread;
+
+typedef struct TargetGroup
+{
+	const IsoEdge *edges;
+	uint64		from;			/* edges[from, to) */
+	uint64		to;
+	uint32		n;				/* vertices */
+	uint64	   *start;			/* n + 1 entries, zeroed */
+	uint32	   *indeg;			/* n entries, zeroed */
+	uint32	   *succ;			/* room for to - from */
+	GroupThread thread;
+	bool		foreign;		/* an edge of a vertex >= n (not ALONE) */
+	int		   *stop;			/* not ALONE */
+} TargetGroup;
+
+/* Every TICK_MASK + 1 edges: false if the grouping is to stop. */
+static inline bool
+group_goes_on(TargetGroup *g, uint64 e)
+{
+	if ((e & TICK_MASK) != 0)
+		return true;
+	if (g->thread == GROUP_ALONE)
+	{
+		ISO_CHECK_INTERRUPTS();
+		return true;
+	}
+	if (g->thread == GROUP_BESIDE && iso_host_stop_requested())
+		__atomic_store_n(g->stop, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(g->stop, __ATOMIC_RELAXED) == 0;
+}
+
+static void
+group_targets(void *arg)
+{
+	TargetGroup *g = arg;
+	const IsoEdge *edges = g->edges;
+	uint64	   *start = g->start;
 	uint64		e;
 	uint32		i;
 
-	for (e = 0; e < n_edges; e++)
+	for (e = g->from; e < g->to; e++)
 	{
-		if (edges[e].from >= n || edges[e].to >= n)
-			iso_host_internal_error("real-time order checked against edges of other vertices");
+		if (edges[e].from >= g->n || edges[e].to >= g->n)
+		{
+			if (g->thread == GROUP_ALONE)
+				iso_host_internal_error("real-time order checked against edges of other vertices");
+			g->foreign = true;
+			return;
+		}
 		if (edges[e].from != edges[e].to)
 		{
 			start[edges[e].from + 1]++;
-			indeg[edges[e].to]++;
+			g->indeg[edges[e].to]++;
 		}
-		if ((e & TICK_MASK) == 0)
-			ISO_CHECK_INTERRUPTS();
+		if (!group_goes_on(g, e))
+			return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < g->n; i++)
 		start[i + 1] += start[i];
-	succ = iso_alloc(sizeof(uint32) * Max(start[n], 1));
-	for (e = 0; e < n_edges; e++)
+	for (e = g->from; e < g->to; e++)
 	{
 		if (edges[e].from != edges[e].to)
-			succ[start[edges[e].from]++] = edges[e].to;
-		if ((e & TICK_MASK) == 0)
-			ISO_CHECK_INTERRUPTS();
+			g->succ[start[edges[e].from]++] = edges[e].to;
+		if (!group_goes_on(g, e))
+			return;
 	}
 	/* the scatter moved each start to the next vertex's: shift back */
-	for (i = n; i > 0; i--)
+	for (i = g->n; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
-	return succ;
+}
+
+/* A group of edges[from, to); indeg NULL: an array of its own. */
+static void
+group_init(TargetGroup *g, const IsoEdge *edges, uint64 from, uint64 to, uint32 n,
+		   uint32 *indeg, int *stop)
+{
+	g->edges = edges;
+	g->from = from;
+	g->to = to;
+	g->n = n;
+	g->start = iso_alloc0(sizeof(uint64) * ((Size) n + 1));
+	g->indeg = indeg ? indeg : iso_alloc0(sizeof(uint32) * Max(n, 1));
+	g->succ = iso_alloc(sizeof(uint32) * Max(to - from, 1));
+	g->thread = GROUP_ALONE;
+	g->foreign = false;
+	g->stop = stop;
+}
+
+static void
+group_free(TargetGroup *g)
+{
+	iso_free(g->start);
+	iso_free(g->succ);
+}
+
+/*
+ * Group edges[0..n_edges): in one group, or in two halves on two threads
+ * if n_edges >= two_threads_from.  Returns how many groups; a source's
+ * targets are its targets in each.  indeg (n, zeroed) counts the edges
+ * into each vertex, all groups together.
+ */
+static int
+group_all_targets(const IsoEdge *edges, uint64 n_edges, uint32 n, uint64 two_threads_from,
+				  uint32 *indeg, TargetGroup *groups)
+{
+	int			stop = 0;
+	uint32		v;
+
+	if (n_edges >= two_threads_from && n_edges >= 2)
+	{
+		group_init(&groups[0], edges, 0, n_edges / 2, n, indeg, &stop);
+		group_init(&groups[1], edges, n_edges / 2, n_edges, n, NULL, &stop);
+		groups[0].thread = GROUP_BESIDE;
+		groups[1].thread = GROUP_HELPER;
+		if (!iso_host_run_beside(group_targets, &groups[0], group_targets, &groups[1], &stop))
+		{
+			/* no thread: the halves one after the other */
+			groups[0].thread = groups[1].thread = GROUP_ALONE;
+			group_targets(&groups[0]);
+			group_targets(&groups[1]);
+		}
+		if (groups[0].foreign || groups[1].foreign)
+			iso_host_internal_error("real-time order checked against edges of other vertices");
+		if (!stop)
+		{
+			for (v = 0; v < n; v++)
+				indeg[v] += groups[1].indeg[v];
+			iso_free(groups[1].indeg);
+			return 2;
+		}
+		/* stopped for a cancel: raised here, or if the host holds it, all again alone */
+		ISO_CHECK_INTERRUPTS();
+		group_free(&groups[0]);
+		group_free(&groups[1]);
+		iso_free(groups[1].indeg);
+		memset(indeg, 0, sizeof(uint32) * Max(n, 1));
+	}
+	group_init(&groups[0], edges, 0, n_edges, n, indeg, &stop);
+	group_targets(&groups[0]);
+	return 1;
 }
 
 /*
@@ -443,14 +560,16 @@ iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
 						   uint64 n_edges)
 {
 	uint32		n = order->n;
-	uint64	   *start = iso_alloc0(sizeof(uint64) * ((Size) n + 1));
 	uint32	   *indeg = iso_alloc0(sizeof(uint32) * Max(n, 1));
 	uint32	   *comps_before = iso_alloc0(sizeof(uint32) * Max(n, 1));
 	uint32	   *rank = iso_alloc(sizeof(uint32) * Max(n, 1));
 	uint32	   *invoked = iso_alloc(sizeof(uint32) * Max(n, 1));
 	uint32	   *stack = iso_alloc(sizeof(uint32) * Max(n, 1));
 	uint8	   *taken = iso_alloc0(Max(n, 1));
-	uint32	   *succ = targets_by_source(edges, n_edges, n, start, indeg);
+	TargetGroup groups[2];
+	int			n_groups = group_all_targets(edges, n_edges, n, order->two_threads_from,
+											 indeg, groups);
+	int			g;
 	uint32		n_inv;
 	uint32		n_comp = rank_events(order, rank, comps_before, invoked, &n_inv);
 	uint32		next_inv = 0,
@@ -473,12 +592,18 @@ iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
 		uint32		v = stack[--top];
 
 		done++;
-		for (e = start[v]; e < start[v + 1]; e++)
+		for (g = 0; g < n_groups; g++)
 		{
-			uint32		w = succ[e];
+			const uint64 *start = groups[g].start;
+			const uint32 *succ = groups[g].succ;
 
-			if (--indeg[w] == 0 && comps_before[w] <= prefix)
-				stack[top++] = w;
+			for (e = start[v]; e < start[v + 1]; e++)
+			{
+				uint32		w = succ[e];
+
+				if (--indeg[w] == 0 && comps_before[w] <= prefix)
+					stack[top++] = w;
+			}
 		}
 		if (rank[v] != ISO_NONE)
 		{
@@ -497,8 +622,8 @@ iso_realtime_order_acyclic(const IsoRealtimeOrder *order, const IsoEdge *edges,
 		if ((done & TICK_MASK) == 0)
 			ISO_CHECK_INTERRUPTS();
 	}
-	iso_free(start);
-	iso_free(succ);
+	for (g = 0; g < n_groups; g++)
+		group_free(&groups[g]);
 	iso_free(indeg);
 	iso_free(comps_before);
 	iso_free(rank);

@@ -71,6 +71,8 @@ typedef struct IsoRealtimeOrder
 	uint32		n_ev;
 	uint32		n;				/* vertices */
 	uint64		max_reduction;
+	uint64		two_threads_from;	/* edges from which the check groups them
+									 * on two threads (UINT64_MAX: never) */
 } IsoRealtimeOrder;
 
 extern void iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_txn,

@@ -455,7 +455,8 @@ test_order_acyclic(int rounds)
 				bad_edges = 0,
 				cyclic = 0,
 				rt_only = 0,
-				acyclic = 0;
+				acyclic = 0,
+				rounds_two_threads = 0;
 	int			r;
 	bool	   *reach = malloc(MAXN * MAXN);
 
@@ -475,6 +476,7 @@ test_order_acyclic(int rounds)
 		IsoGraph	g;
 		bool		expect = false,
 					data_cycle = false;
+		int			two_threads;
 		uint32		i,
 					j;
 		uint64		k;
@@ -505,12 +507,17 @@ test_order_acyclic(int rounds)
 		iso_free(full.edges);
 
 		iso_realtime_order_build(&c.h, c.vt, n, limit, &order, &info);
+		/* half the rounds group the edges on two threads */
+		two_threads = rnd(2);
+		if (two_threads)
+			order.two_threads_from = 0;
 		if (rnd(2))
 			iso_graph_finish(&g, n, &data, NULL);
 		else
 			iso_graph_finish_unsorted(&g, n, &data, NULL);
 		if (iso_realtime_order_acyclic(&order, g.edges, g.n_edges) != !expect)
 			bad_verdict++;
+		rounds_two_threads += two_threads;
 		cyclic += expect;
 		rt_only += expect && !data_cycle;
 		acyclic += !expect;
@@ -544,6 +551,7 @@ test_order_acyclic(int rounds)
 	   "order without edges: acyclic with the data edges exactly when the full relation is (%d differ; %d cyclic, %d of them through real time alone, %d acyclic)",
 	   bad_verdict, cyclic, rt_only, acyclic);
 	ok(rt_only > 0 && acyclic > 0, "order without edges: both verdicts seen, and cycles that need real time");
+	ok(rounds_two_threads > rounds / 4, "order without edges: %d rounds grouped the edges on two threads", rounds_two_threads);
 	ok(bad_info == 0, "order without edges: its info is iso_realtime_edges' (%d differ)", bad_info);
 	ok(bad_edges == 0, "order without edges: the edges it makes when asked are iso_realtime_edges' (%d differ)", bad_edges);
 	free(reach);
