@@ -60,6 +60,7 @@ static const char *const setting_names[] = {
 	"isograph.assume_sequential_keys",
 	"isograph.assume_linearizable_keys",
 	"isograph.max_witnesses",
+	"isograph.search_timeout",
 	"isograph.max_memory",
 	"isograph.use_image",
 	"isograph.save_image_on_check",

@@ -119,6 +119,16 @@ SELECT regress_witnesses(:h) FROM (SELECT count(*) FROM regress_runs) s;
 RESET force_parallel_mode;
 SET isograph.max_witnesses = 2;
 SELECT regress_witnesses(:h) AS witnesses;
+-- every setting's value is kept so, isograph.search_timeout's too (it was
+-- left out of the list, and lost with a WARNING)
+\c
+SET client_min_messages = warning;
+SET isograph.search_timeout = '5s';
+SET force_parallel_mode = on;
+SELECT regress_witnesses(:h) FROM (SELECT count(*) FROM regress_runs) s;
+RESET force_parallel_mode;
+SELECT regress_witnesses(:h) AS witnesses;
+SHOW isograph.search_timeout;
 
 SELECT iso_delete_history(:h);
 SELECT iso_delete_history(:big);
