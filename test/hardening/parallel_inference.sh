@@ -56,6 +56,25 @@ ok $(grep -q 'inferred on two threads' <<<"$d_off" && echo 1 || echo 0) "off: on
 ok $(grep -q '^9$' <<<"$d_small" && ! grep -q 'inferred on two threads' <<<"$d_small" && echo 0 || echo 1) \
 	"a small history: on one"
 
+# the same as a role without superuser, which loads its own copy: its
+# rows on two threads are those of one, and the second thread is used
+q -c "DROP ROLE IF EXISTS hardening_parallel_user" >/dev/null 2>&1
+q -c "CREATE ROLE hardening_parallel_user LOGIN" >/dev/null
+uid=$(PGUSER=hardening_parallel_user load_edn hardening-parallel-user "$WORK/parallel.edn")
+u_on=$(id=$uid PGUSER=hardening_parallel_user rows on)
+u_off=$(id=$uid PGUSER=hardening_parallel_user rows off)
+d_user=$(PGUSER=hardening_parallel_user debug on "$uid")
+u_rows=$(grep -c "^ser|" <<<"$u_on")
+ok $([ -n "$uid" ] && [ -n "$u_on" ] && [ "$u_on" = "$u_off" ] && [ "$u_rows" -eq "$n_rows" ] &&
+	[ "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")" = t ] &&
+	[ "$(PGUSER=hardening_parallel_user q -c "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")" = f ] &&
+	echo 0 || echo 1) \
+	"a role without superuser: its rows on two threads are those of one ($u_rows ser rows)"
+ok $(grep -q 'inferred on two threads' <<<"$d_user" && echo 0 || echo 1) \
+	"a role without superuser: the keys are inferred on two threads"
+PGUSER=hardening_parallel_user q -c "SELECT iso_delete_history($uid)" >/dev/null
+q -c "DROP ROLE hardening_parallel_user" >/dev/null
+
 # statement timeouts all along one check
 start=$(q -c "SELECT pg_postmaster_start_time()")
 full=$(fastest_check_ms "$id" 'SET isograph.use_image = off;')
