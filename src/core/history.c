@@ -215,14 +215,22 @@ uint32 *
 iso_history_op_txns(const IsoHistory *h)
 {
 	uint32	   *txn = iso_alloc(sizeof(uint32) * Max((uint64) h->n_ops, 1));
+	const IsoTxn *txns = h->txns;
+	uint32		n_txns = h->n_txns;
 	uint32		t;
 
-	for (t = 0; t < h->n_txns; t++)
+	/*
+	 * (In locals: the server is built with -fno-strict-aliasing, so each
+	 * store into txn would make the compiler load h's fields again.)
+	 */
+	for (t = 0; t < n_txns; t++)
 	{
+		uint32	   *out = txn + txns[t].first_op;
+		uint32		n = txns[t].n_ops;
 		uint32		i;
 
-		for (i = 0; i < h->txns[t].n_ops; i++)
-			txn[h->txns[t].first_op + i] = t;
+		for (i = 0; i < n; i++)
+			out[i] = t;
 		if ((t & 0xffff) == 0)
 			ISO_CHECK_INTERRUPTS();
 	}
@@ -616,6 +624,8 @@ void
 iso_history_append_txns(IsoHistoryAppend *a, const IsoTxn *txns, uint32 n)
 {
 	IsoHistory *dst = a->dst;
+	IsoTxn	   *out = dst->txns + dst->n_txns;
+	uint32		base_op = a->base_op;
 	uint32		i;
 
 	if (n > a->room_txns)
@@ -624,8 +634,8 @@ iso_history_append_txns(IsoHistoryAppend *a, const IsoTxn *txns, uint32 n)
 	{
 		IsoTxn		t = txns[i];
 
-		t.first_op += a->base_op;
-		dst->txns[dst->n_txns + i] = t;
+		t.first_op += base_op;
+		out[i] = t;
 	}
 	dst->n_txns += n;
 	a->room_txns -= n;
@@ -635,20 +645,25 @@ void
 iso_history_append_ops(IsoHistoryAppend *a, const IsoOp *ops, uint32 n)
 {
 	IsoHistory *dst = a->dst;
+	IsoOp	   *out = dst->ops + dst->n_ops;
+	const uint32 *kmap = a->kmap;
+	const uint32 *vmap = a->vmap;
+	uint32		base_elem = (uint32) a->base_elem;
 	uint32		i;
 
 	if (n > a->room_ops)
 		iso_host_internal_error("more micro-operations appended than announced");
+	/* (locals: see iso_history_op_txns) */
 	for (i = 0; i < n; i++)
 	{
 		IsoOp		op = ops[i];
 
-		op.key = a->kmap[op.key];
+		op.key = kmap[op.key];
 		if (op.list_len >= 0)
-			op.list_first += (uint32) a->base_elem;
+			op.list_first += base_elem;
 		else if (op.value != ISO_NONE)
-			op.value = a->vmap[op.value];
-		dst->ops[dst->n_ops + i] = op;
+			op.value = vmap[op.value];
+		out[i] = op;
 	}
 	dst->n_ops += n;
 	a->room_ops -= n;
@@ -658,13 +673,18 @@ void
 iso_history_append_elems(IsoHistoryAppend *a, const uint32 *elems, uint64 n)
 {
 	IsoHistory *dst = a->dst;
+	uint32	   *out = dst->elems + dst->n_elems;
+	const uint32 *vmap = a->vmap;
 	uint64		e;
 
 	if (n > a->room_elems)
 		iso_host_internal_error("more list elements appended than announced");
 	/* room no read points at holds id 0, which need not exist in the part */
-	for (e = 0; e < n; e++)
-		dst->elems[dst->n_elems + e] = a->n_values > 0 ? a->vmap[elems[e]] : 0;
+	if (a->n_values == 0)
+		memset(out, 0, sizeof(uint32) * n);
+	else
+		for (e = 0; e < n; e++)
+			out[e] = vmap[elems[e]];
 	dst->n_elems += n;
 	a->room_elems -= n;
 }

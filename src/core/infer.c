@@ -76,21 +76,30 @@ static void
 group_ops_by_key(Builder *b)
 {
 	const IsoHistory *h = b->h;
+	const IsoOp *ops = h->ops;
+	uint32		n_ops = h->n_ops;
 	uint32		n_keys = h->keys.n;
+	uint32	   *key_start = iso_alloc0(sizeof(uint32) * (n_keys + 1));
+	uint32	   *key_ops = iso_alloc(sizeof(uint32) * Max(n_ops, 1));
 	uint32	   *fill;
 	uint32		i;
 
-	b->key_start = iso_alloc0(sizeof(uint32) * (n_keys + 1));
-	b->key_ops = iso_alloc(sizeof(uint32) * Max(h->n_ops, 1));
-	for (i = 0; i < h->n_ops; i++)
-		b->key_start[h->ops[i].key + 1]++;
+	/*
+	 * (In locals: the server is built with -fno-strict-aliasing, so each
+	 * store into the tables would make the compiler load b's and h's
+	 * fields again.)
+	 */
+	for (i = 0; i < n_ops; i++)
+		key_start[ops[i].key + 1]++;
 	for (i = 0; i < n_keys; i++)
-		b->key_start[i + 1] += b->key_start[i];
+		key_start[i + 1] += key_start[i];
 	fill = iso_alloc(sizeof(uint32) * Max(n_keys, 1));
-	memcpy(fill, b->key_start, sizeof(uint32) * n_keys);
-	for (i = 0; i < h->n_ops; i++)
-		b->key_ops[fill[h->ops[i].key]++] = i;
+	memcpy(fill, key_start, sizeof(uint32) * n_keys);
+	for (i = 0; i < n_ops; i++)
+		key_ops[fill[ops[i].key]++] = i;
 	iso_free(fill);
+	b->key_start = key_start;
+	b->key_ops = key_ops;
 }
 
 /* ---------------------------------------------------------------------
@@ -373,15 +382,19 @@ find_vertices(Builder *b)
 	while (n_work > 0)
 	{
 		const IsoTxn *txn = &h->txns[worklist[--n_work]];
+		/* (locals: the stores below would reload b's and h's fields) */
+		const IsoOp *ops = h->ops + txn->first_op;
+		const uint8 *flags = b->op_flags + txn->first_op;
+		const uint32 *elems = h->elems;
+		uint32		n = txn->n_ops;
 		uint32		i;
 
-		for (i = 0; i < txn->n_ops; i++)
+		for (i = 0; i < n; i++)
 		{
-			uint32		o = txn->first_op + i;
-			const IsoOp *op = &h->ops[o];
+			const IsoOp *op = &ops[i];
 			int32		j;
 
-			if (!(b->op_flags[o] & OP_EXTERNAL_READ) || !info_key[op->key])
+			if (!(flags[i] & OP_EXTERNAL_READ) || !info_key[op->key])
 				continue;
 			if (op->list_len < 0)
 			{
@@ -398,7 +411,7 @@ find_vertices(Builder *b)
 
 				for (; j < op->list_len; j++)
 				{
-					uint32		e = h->elems[op->list_first + j];
+					uint32		e = elems[op->list_first + j];
 
 					if ((row[e / 64] >> (e % 64)) & 1)
 						prove_writer(b, &iw, op->key, e, worklist, &n_work);
@@ -407,7 +420,7 @@ find_vertices(Builder *b)
 			else
 				for (; j < op->list_len; j++)
 				{
-					uint32		e = h->elems[op->list_first + j];
+					uint32		e = elems[op->list_first + j];
 
 					if (info_filter_has(&filter, op->key, e))
 						prove_writer(b, &iw, op->key, e, worklist, &n_work);

@@ -77,14 +77,17 @@ iso_infer_session_edges(Builder *b)
 	bool		sorted = true;
 	uint32		v;
 
+	/* (locals: each store into vs would reload h's and out's fields) */
+	const IsoTxn *txns = h->txns;
+	const uint32 *vertex_txn = out->vertex_txn;
+
 	for (v = 0; v < nv; v++)
 	{
 		if ((v & 0xffff) == 0)
 			ISO_CHECK_INTERRUPTS();
-		if (!h->txns[out->vertex_txn[v]].has_process)
+		if (!txns[vertex_txn[v]].has_process)
 			continue;
-		if (n > 0 && h->txns[out->vertex_txn[vs[n - 1]]].txn_id >
-			h->txns[out->vertex_txn[v]].txn_id)
+		if (n > 0 && txns[vertex_txn[vs[n - 1]]].txn_id > txns[vertex_txn[v]].txn_id)
 			sorted = false;
 		vs[n++] = v;
 	}
