@@ -405,14 +405,20 @@ static void
 group_targets(void *arg)
 {
 	TargetGroup *g = arg;
+	/* (in locals: each store would make the compiler load g's fields again) */
 	const IsoEdge *edges = g->edges;
 	uint64	   *start = g->start;
+	uint32	   *indeg = g->indeg;
+	uint32	   *succ = g->succ;
+	uint32		n = g->n;
+	uint64		from = g->from;
+	uint64		to = g->to;
 	uint64		e;
 	uint32		i;
 
-	for (e = g->from; e < g->to; e++)
+	for (e = from; e < to; e++)
 	{
-		if (edges[e].from >= g->n || edges[e].to >= g->n)
+		if (edges[e].from >= n || edges[e].to >= n)
 		{
 			if (g->thread == GROUP_ALONE)
 				iso_host_internal_error("real-time order checked against edges of other vertices");
@@ -422,22 +428,22 @@ group_targets(void *arg)
 		if (edges[e].from != edges[e].to)
 		{
 			start[edges[e].from + 1]++;
-			g->indeg[edges[e].to]++;
+			indeg[edges[e].to]++;
 		}
 		if (!group_goes_on(g, e))
 			return;
 	}
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < n; i++)
 		start[i + 1] += start[i];
-	for (e = g->from; e < g->to; e++)
+	for (e = from; e < to; e++)
 	{
 		if (edges[e].from != edges[e].to)
-			g->succ[start[edges[e].from]++] = edges[e].to;
+			succ[start[edges[e].from]++] = edges[e].to;
 		if (!group_goes_on(g, e))
 			return;
 	}
 	/* the scatter moved each start to the next vertex's: shift back */
-	for (i = g->n; i > 0; i--)
+	for (i = n; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
 }
