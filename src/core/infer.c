@@ -105,16 +105,13 @@ key_groups_free(KeyGroups *g)
 }
 
 static bool
-group_ops_into(const IsoHistory *h, const KeyGroups *g, const int *stop)
+group_ops_into(const IsoOp *ops, uint32 n_ops, uint32 n_keys, const KeyGroups *g,
+			   const int *stop)
 {
 	/*
 	 * (In locals: the server is built with -fno-strict-aliasing, so each
-	 * store into the tables would make the compiler load h's and g's
-	 * fields again.)
+	 * store into the tables would make the compiler load g's fields again.)
 	 */
-	const IsoOp *ops = h->ops;
-	uint32		n_ops = h->n_ops;
-	uint32		n_keys = h->keys.n;
 	uint32	   *key_start = g->key_start;
 	uint32	   *key_ops = g->key_ops;
 	uint32	   *fill = g->fill;
@@ -155,7 +152,7 @@ group_ops_by_key(Builder *b)
 	KeyGroups	g;
 
 	key_groups_alloc(&g, b->h);
-	(void) group_ops_into(b->h, &g, NULL);
+	(void) group_ops_into(b->h->ops, b->h->n_ops, b->h->keys.n, &g, NULL);
 	take_key_groups(b, &g);
 }
 
@@ -720,7 +717,14 @@ builder_free_tables(Builder *b)
  */
 struct Prefault
 {
-	const IsoHistory *h;
+	/*
+	 * The history's ops, copied: the history itself may be on the first
+	 * thread's stack, which an error unwinds before the helper is stopped
+	 * (its arrays are in the memory context whose reset stops it).
+	 */
+	const IsoOp *ops;
+	uint32		n_ops;
+	uint32		n_keys;
 	char	   *base;
 	uint64		cap;			/* edges the buffer holds */
 	uint64		estimate;		/* list_edges_estimate, by the helper */
@@ -738,15 +742,15 @@ struct Prefault
  * estimate is 1.30).  infer_list.c lays the two threads' shares out by it.
  */
 static uint64
-list_edges_estimate(const IsoHistory *h)
+list_edges_estimate(const IsoOp *ops, uint32 n_ops)
 {
 	uint64		appends = 0,
 				reads = 0;
 	uint32		i;
 
-	for (i = 0; i < h->n_ops; i++)
+	for (i = 0; i < n_ops; i++)
 	{
-		if (h->ops[i].kind == ISO_OP_READ)
+		if (ops[i].kind == ISO_OP_READ)
 			reads++;
 		else
 			appends++;
@@ -773,12 +777,12 @@ prefault_pages(void *arg)
 	 * done: what is left is faulted in by the list keys' two threads as
 	 * they go, each its own share's).
 	 */
-	if (!group_ops_into(pf->h, &pf->groups, &pf->stop))
+	if (!group_ops_into(pf->ops, pf->n_ops, pf->n_keys, &pf->groups, &pf->stop))
 		return;
 	__atomic_store_n(&pf->grouped, 1, __ATOMIC_RELEASE);
-	pf->estimate = list_edges_estimate(pf->h);
+	pf->estimate = list_edges_estimate(pf->ops, pf->n_ops);
 	/* (where infer_keys_parallel begins the helper's share, for half the ops) */
-	helper_at = helper_share_start(pf->estimate, pf->h->n_ops / 2, pf->h->n_ops);
+	helper_at = helper_share_start(pf->estimate, pf->n_ops / 2, pf->n_ops);
 	if (helper_at + pf->estimate / 2 > pf->cap)
 		return;
 	share_bytes = sizeof(IsoEdge) * (pf->estimate / 2);
@@ -808,7 +812,9 @@ prefault_edges_start(Builder *b)
 		return NULL;
 	/* (allocated, not on this stack: an error may leave iso_infer first) */
 	pf = iso_alloc(sizeof(Prefault));
-	pf->h = b->h;
+	pf->ops = b->h->ops;
+	pf->n_ops = b->h->n_ops;
+	pf->n_keys = b->h->keys.n;
 	pf->base = (char *) b->edges.edges;
 	pf->cap = b->edges.cap;
 	pf->estimate = 0;

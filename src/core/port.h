@@ -87,8 +87,11 @@ extern bool iso_host_run_beside(void (*main) (void *), void *main_arg,
  * The same helper, started while the caller goes on with anything (host
  * functions, errors included).  It is stopped (*stop set) and waited for
  * by iso_host_helper_join, or, if an error comes first, when the memory
- * context current at the start is reset: so it must use only memory of
- * that context or older.  NULL when no thread could be started.
+ * context current at the start is reset, before any memory of that context
+ * is freed: so it must use only memory allocated before it started, in
+ * that context or an older one, and nothing on the caller's stack (an
+ * error unwinds the stack before the helper is stopped).  NULL when no
+ * thread could be started.
  */
 typedef struct IsoHelper IsoHelper;
 extern IsoHelper *iso_host_helper_start(void (*helper) (void *), void *arg, int *stop);

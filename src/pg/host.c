@@ -153,9 +153,15 @@ start_helper_thread(pthread_t *th, HelperStart *hs)
 }
 
 /*
- * iso_host_helper_start: the helper is joined by iso_host_helper_join, or
- * by a callback of the memory context it was started in, which runs before
- * the context's memory is freed (on an error, the context's reset).
+ * iso_host_helper_start: the helper is joined by iso_host_helper_join, or,
+ * if an error comes first, by the reset callback of a memory context of its
+ * own, made the youngest child of the current one.  PostgreSQL deletes a
+ * context's children, youngest first, before it runs the context's own
+ * callbacks and frees its memory: so the join comes before the current
+ * context's memory, and that of its older children, is freed.  (A callback
+ * of the current context itself came too late: the image a stored history
+ * is read from is an older child of the build's context, and was freed
+ * under the helper, which read the history's ops from it.)
  */
 struct IsoHelper
 {
@@ -163,6 +169,7 @@ struct IsoHelper
 	HelperStart hs;
 	int		   *stop;
 	bool		joined;
+	MemoryContext guard;		/* the context whose reset joins it */
 	MemoryContextCallback cb;
 };
 
@@ -190,27 +197,31 @@ helper_reset_callback(void *arg)
 IsoHelper *
 iso_host_helper_start(void (*helper) (void *), void *arg, int *stop)
 {
-	IsoHelper  *h = palloc0(sizeof(IsoHelper));
+	MemoryContext guard = AllocSetContextCreate(CurrentMemoryContext, "isograph helper",
+												ALLOCSET_SMALL_SIZES);
+	IsoHelper  *h = MemoryContextAllocZero(guard, sizeof(IsoHelper));
 
 	h->hs.fn = helper;
 	h->hs.arg = arg;
 	h->stop = stop;
+	h->guard = guard;
 	if (!start_helper_thread(&h->th, &h->hs))
 	{
-		pfree(h);
+		MemoryContextDelete(guard);
 		return NULL;
 	}
 	h->cb.func = helper_reset_callback;
 	h->cb.arg = h;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &h->cb);
+	MemoryContextRegisterResetCallback(guard, &h->cb);
 	return h;
 }
 
 void
 iso_host_helper_join(IsoHelper *h)
 {
-	/* the handle stays until its context goes: the callback cannot be removed */
 	helper_join_once(h);
+	/* its callback finds it joined; the handle goes with the context */
+	MemoryContextDelete(h->guard);
 }
 
 bool
