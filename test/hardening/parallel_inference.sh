@@ -6,7 +6,9 @@
 # anomalies injected all over its keys; and statement timeouts that land
 # all along a check (the two threads' part among them) cancel it with
 # 57014, the backend stays up, the server does not restart, and the same
-# session checks again.
+# session checks again; so do timeouts in its first 30 ms, while the helper
+# groups the ops of a history read from its image (which crashed the
+# backend before the helper was joined ahead of the image's memory).
 . "$(dirname "$0")/lib.sh"
 
 gen_edn "$WORK/parallel.edn" --txns 50000 --processes 20 --keys 500 --seed 11 \
@@ -100,6 +102,30 @@ SQL
 done
 ok $([ "$bad" -eq 0 ] && [ "$cancelled" -ge 5 ] && echo 0 || echo 1) \
 	"timeouts at 10-90 % of the check: each cancelled (57014) or done, then the next check runs ($cancelled cancelled)"
+# and early, while the helper groups the ops of a history read from its
+# image (the image's memory is an older child of the build's context: the
+# helper must be joined before it is freed)
+q -c "SELECT iso_save_image($id)" >/dev/null
+early_bad=0 early_cancelled=0
+for ms in 1 2 3 5 8 12 20 30; do
+	out=$(psql -X -q -A -t -v id="$id" 2>&1 <<SQL
+\set ON_ERROR_STOP off
+SET isograph.use_image = on;
+SET statement_timeout = $ms;
+SELECT count(*) FROM iso_levels(:id);
+\echo SQLSTATE :SQLSTATE
+RESET statement_timeout;
+SELECT 'next', 1;
+SQL
+	)
+	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+	[ "$state" = 57014 ] && early_cancelled=$((early_cancelled + 1))
+	if { [ "$state" != 57014 ] && [ "$state" != 00000 ]; } || ! grep -q '^next|1$' <<<"$out"; then
+		early_bad=$((early_bad + 1)); diag "timeout $ms ms: $out"
+	fi
+done
+ok $([ "$early_bad" -eq 0 ] && [ "$early_cancelled" -ge 4 ] && echo 0 || echo 1) \
+	"timeouts at 1-30 ms of a check from the image: each cancelled or done, the session goes on ($early_cancelled cancelled)"
 ok $([ "$(q -c "SELECT pg_postmaster_start_time()")" = "$start" ] && echo 0 || echo 1) \
 	"the server did not restart"
 finish
