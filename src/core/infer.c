@@ -707,13 +707,13 @@ builder_free_tables(Builder *b)
  * resident, on a second thread while this one does the steps before the
  * edges (op flags, vertices, internal consistency), where the second core
  * would be idle.  The grouping reads only the history (and was a fifth of
- * those steps on one thread).  A fresh
- * page costs far more on first touch than its zeroing, in a virtual
- * machine most of all (10M transactions: half of the list keys' time was
- * the kernel zeroing the buffer's pages as edges arrived).  As many edges
- * as the history is estimated to make (list_edges_estimate), where the two
- * threads' shares will put them (infer_keys_parallel), so that few pages
- * are made resident that the edges would not have touched.
+ * those steps on one thread).  A fresh page costs far more on first touch
+ * than its zeroing, in a virtual machine most of all (10M transactions:
+ * half of the list keys' time was the kernel zeroing the buffer's pages as
+ * edges arrived).  As many edges as the history is estimated to make
+ * (list_edges_estimate), where the two threads' shares will put them
+ * (infer_keys_parallel), so that few pages are made resident that the
+ * edges would not have touched.
  */
 struct Prefault
 {

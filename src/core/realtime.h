@@ -83,7 +83,8 @@ extern void iso_realtime_order_build(const IsoHistory *h, const uint32 *vertex_t
  * Whether edges[0..n_edges) (among the order's n vertices, in any order;
  * self-edges count for nothing, as in a graph) together with the
  * real-time order have no cycle.  O(V + E) time; about 30 bytes a vertex
- * and 4 an edge of memory, for the pass only.
+ * (42 when the edges are grouped on two threads, two_threads_from) and 4
+ * an edge of memory, for the pass only.
  */
 extern bool iso_realtime_order_acyclic(const IsoRealtimeOrder *order,
 									   const IsoEdge *edges, uint64 n_edges);

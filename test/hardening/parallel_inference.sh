@@ -77,55 +77,52 @@ ok $(grep -q 'inferred on two threads' <<<"$d_user" && echo 0 || echo 1) \
 PGUSER=hardening_parallel_user q -c "SELECT iso_delete_history($uid)" >/dev/null
 q -c "DROP ROLE hardening_parallel_user" >/dev/null
 
-# statement timeouts all along one check
-start=$(q -c "SELECT pg_postmaster_start_time()")
-full=$(fastest_check_ms "$id" 'SET isograph.use_image = off;')
-diag "iso_levels from the events: $full ms uncancelled"
-bad=0 cancelled=0
-for pct in 10 20 30 40 50 60 70 80 90; do
-	ms=$(( full * pct / 100 )); [ "$ms" -lt 1 ] && ms=1
-	out=$(psql -X -q -A -t -v id="$id" -v small="$small" 2>&1 <<SQL
+# timed_checks USE_IMAGE MS...: iso_levels(id) under each statement
+# timeout, then the small history's check in the same session; counts the
+# runs cancelled (57014) and those that went wrong (another state, or no
+# next check) in $cancelled and $bad
+timed_checks() {
+	local use_image=$1 ms out state
+	shift
+	bad=0 cancelled=0
+	for ms in "$@"; do
+		out=$(psql -X -q -A -t -v id="$id" -v small="$small" 2>&1 <<SQL
 \set ON_ERROR_STOP off
-SET isograph.use_image = off;
+SET isograph.use_image = $use_image;
 SET statement_timeout = $ms;
 SELECT count(*) FROM iso_levels(:id);
 \echo SQLSTATE :SQLSTATE
 RESET statement_timeout;
 SELECT 'next', (SELECT count(*) FROM iso_levels(:small) WHERE holds);
 SQL
-	)
-	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
-	[ "$state" = 57014 ] && cancelled=$((cancelled + 1))
-	if { [ "$state" != 57014 ] && [ "$state" != 00000 ]; } || ! grep -q '^next|9$' <<<"$out"; then
-		bad=$((bad + 1)); diag "timeout $ms ms: $out"
-	fi
+		)
+		state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
+		[ "$state" = 57014 ] && cancelled=$((cancelled + 1))
+		if { [ "$state" != 57014 ] && [ "$state" != 00000 ]; } || ! grep -q '^next|9$' <<<"$out"; then
+			bad=$((bad + 1)); diag "timeout $ms ms: $out"
+		fi
+	done
+}
+
+# statement timeouts all along one check
+start=$(q -c "SELECT pg_postmaster_start_time()")
+full=$(fastest_check_ms "$id" 'SET isograph.use_image = off;')
+diag "iso_levels from the events: $full ms uncancelled"
+timeouts=()
+for pct in 10 20 30 40 50 60 70 80 90; do
+	ms=$(( full * pct / 100 )); [ "$ms" -lt 1 ] && ms=1
+	timeouts+=("$ms")
 done
+timed_checks off "${timeouts[@]}"
 ok $([ "$bad" -eq 0 ] && [ "$cancelled" -ge 5 ] && echo 0 || echo 1) \
 	"timeouts at 10-90 % of the check: each cancelled (57014) or done, then the next check runs ($cancelled cancelled)"
 # and early, while the helper groups the ops of a history read from its
 # image (the image's memory is an older child of the build's context: the
 # helper must be joined before it is freed)
 q -c "SELECT iso_save_image($id)" >/dev/null
-early_bad=0 early_cancelled=0
-for ms in 1 2 3 5 8 12 20 30; do
-	out=$(psql -X -q -A -t -v id="$id" 2>&1 <<SQL
-\set ON_ERROR_STOP off
-SET isograph.use_image = on;
-SET statement_timeout = $ms;
-SELECT count(*) FROM iso_levels(:id);
-\echo SQLSTATE :SQLSTATE
-RESET statement_timeout;
-SELECT 'next', 1;
-SQL
-	)
-	state=$(sed -n 's/^SQLSTATE //p' <<<"$out")
-	[ "$state" = 57014 ] && early_cancelled=$((early_cancelled + 1))
-	if { [ "$state" != 57014 ] && [ "$state" != 00000 ]; } || ! grep -q '^next|1$' <<<"$out"; then
-		early_bad=$((early_bad + 1)); diag "timeout $ms ms: $out"
-	fi
-done
-ok $([ "$early_bad" -eq 0 ] && [ "$early_cancelled" -ge 4 ] && echo 0 || echo 1) \
-	"timeouts at 1-30 ms of a check from the image: each cancelled or done, the session goes on ($early_cancelled cancelled)"
+timed_checks on 1 2 3 5 8 12 20 30
+ok $([ "$bad" -eq 0 ] && [ "$cancelled" -ge 4 ] && echo 0 || echo 1) \
+	"timeouts at 1-30 ms of a check from the image: each cancelled or done, the session goes on ($cancelled cancelled)"
 ok $([ "$(q -c "SELECT pg_postmaster_start_time()")" = "$start" ] && echo 0 || echo 1) \
 	"the server did not restart"
 finish
